@@ -1,0 +1,91 @@
+"""Eager tensors: every operation runs immediately, as one kernel, on a device.
+
+Example:
+    >>> import chipsim as cs
+    >>> x = cs.tensor([3.0])
+    >>> y = (x + 1) * 2
+    >>> y.numpy()
+    array([8.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from chipsim.frontend.device import Device, current_device
+from chipsim.frontend.tensor_base import TensorBase
+from chipsim.ir.dtypes import DType, dtype, from_numpy, to_storage
+from chipsim.ir.types import TensorType
+
+
+class Tensor(TensorBase):
+    """A tensor that lives on a device. Its memory is released when the object dies."""
+
+    __slots__ = ("_buffer", "_type", "_device", "__weakref__")
+
+    def __init__(self, buffer: Any, type: TensorType, device: Device) -> None:
+        self._buffer = buffer
+        self._type = type
+        self._device = device
+
+    @staticmethod
+    def from_numpy(array: Any, dt: DType | str | None = None,
+                   device: Device | None = None) -> Tensor:
+        arr = np.asarray(array)
+        target = dtype(dt) if dt is not None else from_numpy(arr.dtype)
+        arr = np.array(to_storage(arr, target), order="C")
+        device = device or current_device()
+        ttype = TensorType(arr.shape, target)
+        return Tensor(device.upload(arr, ttype), ttype, device)
+
+    @property
+    def type(self) -> TensorType:
+        return self._type
+
+    @property
+    def buffer(self) -> Any:
+        return self._buffer
+
+    @property
+    def device(self) -> Device:
+        return self._device
+
+    def numpy(self) -> np.ndarray:
+        """Copy the values back to the host as a numpy array."""
+        return self._device.download(self._buffer, self._type)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        arr = self.numpy()
+        return arr if dtype is None else arr.astype(dtype)
+
+    def item(self) -> Any:
+        return self.numpy().item()
+
+    def __bool__(self) -> bool:
+        return bool(self.numpy())
+
+    def __float__(self) -> float:
+        return float(self.numpy())
+
+    def __int__(self) -> int:
+        return int(self.numpy())
+
+    def __repr__(self) -> str:
+        body = np.array2string(self.numpy(), separator=", ", threshold=20)
+        return f"tensor({body}, dtype={self.dtype}, device={self._device.name})"
+
+    def __del__(self) -> None:
+        try:
+            self._device.release(self._buffer, self._type)
+        except Exception:  # noqa: BLE001 - never raise from a finaliser (interpreter shutdown)
+            pass
+
+
+def tensor(data: Any, dtype: DType | str | None = None) -> Tensor:
+    """Create an eager tensor on the current device from a number, list or numpy array.
+
+    Python floats and float64 arrays become ``f32``; Python ints become ``i32``.
+    """
+    return Tensor.from_numpy(data, dtype)

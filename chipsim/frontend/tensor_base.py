@@ -1,0 +1,111 @@
+"""Operator overloading shared by eager tensors and traced (symbolic) tensors.
+
+Both kinds of tensor route every operation through :func:`apply`, which picks the mode:
+if any operand is being traced, the op is recorded into the trace's graph; otherwise it
+runs eagerly, as one kernel, on the current device. One op library, two front ends.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chipsim.ir.dtypes import DType
+from chipsim.ir.types import TensorType
+
+
+class TensorBase:
+    """What eager and traced tensors have in common: a static type and operators."""
+
+    __slots__ = ()
+    __array_priority__ = 1000  # make numpy defer to our operators (np_array + tensor)
+
+    @property
+    def type(self) -> TensorType:
+        raise NotImplementedError
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.type.shape
+
+    @property
+    def dtype(self) -> DType:
+        return self.type.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self.type.rank
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    # arithmetic ---------------------------------------------------------------------------
+    def __add__(self, o: Any) -> Any: return _op("add", self, o)
+    def __radd__(self, o: Any) -> Any: return _op("add", o, self)
+    def __sub__(self, o: Any) -> Any: return _op("sub", self, o)
+    def __rsub__(self, o: Any) -> Any: return _op("sub", o, self)
+    def __mul__(self, o: Any) -> Any: return _op("mul", self, o)
+    def __rmul__(self, o: Any) -> Any: return _op("mul", o, self)
+    def __truediv__(self, o: Any) -> Any: return _op("div", self, o)
+    def __rtruediv__(self, o: Any) -> Any: return _op("div", o, self)
+    def __matmul__(self, o: Any) -> Any: return _op("matmul", self, o)
+    def __rmatmul__(self, o: Any) -> Any: return _op("matmul", o, self)
+    def __neg__(self) -> Any: return _op("neg", self)
+    def __gt__(self, o: Any) -> Any: return _op("gt", self, o)
+    def __lt__(self, o: Any) -> Any: return _op("lt", self, o)
+    def __ge__(self, o: Any) -> Any: return _op("eq", _op("lt", self, o), False)
+    def __le__(self, o: Any) -> Any: return _op("eq", _op("gt", self, o), False)
+    def __eq__(self, o: Any) -> Any: return _op("eq", self, o)  # type: ignore[override]
+    __hash__ = object.__hash__
+
+    # methods --------------------------------------------------------------------------------
+    def exp(self) -> Any: return _op("exp", self)
+    def log(self) -> Any: return _op("log", self)
+    def sqrt(self) -> Any: return _op("sqrt", self)
+    def rsqrt(self) -> Any: return _op("rsqrt", self)
+    def tanh(self) -> Any: return _op("tanh", self)
+    def sigmoid(self) -> Any: return _op("sigmoid", self)
+    def relu(self) -> Any: return _op("relu", self)
+    def gelu(self) -> Any: return _op("gelu", self)
+
+    def sum(self, axes: Any = None, keepdims: bool = False) -> Any:
+        return _op("sum", self, axes=_axes(axes), keepdims=keepdims)
+
+    def max(self, axes: Any = None, keepdims: bool = False) -> Any:
+        return _op("max", self, axes=_axes(axes), keepdims=keepdims)
+
+    def mean(self, axes: Any = None, keepdims: bool = False) -> Any:
+        return _op("mean", self, axes=_axes(axes), keepdims=keepdims)
+
+    def softmax(self, axis: int = -1) -> Any:
+        return _op("softmax", self, axis=axis)
+
+    def reshape(self, *shape: Any) -> Any:
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return _op("reshape", self, shape=tuple(shape))
+
+    def transpose(self, *perm: int) -> Any:
+        if len(perm) == 1 and isinstance(perm[0], (tuple, list)):
+            perm = tuple(perm[0])
+        return _op("transpose", self, perm=tuple(perm) if perm else None)
+
+    @property
+    def T(self) -> Any:
+        return _op("transpose", self, perm=None)
+
+    def astype(self, dt: DType | str) -> Any:
+        return _op("cast", self, to=str(dt))
+
+
+def _axes(axes: Any) -> Any:
+    if axes is None:
+        return None
+    return (axes,) if isinstance(axes, int) else tuple(axes)
+
+
+def _op(op: str, *operands: Any, **attrs: Any) -> Any:
+    from chipsim.frontend.dispatch import apply
+
+    return apply(op, operands, attrs)

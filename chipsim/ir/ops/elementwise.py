@@ -1,0 +1,153 @@
+"""Elementwise and broadcasting ops: arithmetic, activations, comparisons, where, cast."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from chipsim.errors import ShapeError
+from chipsim.ir.dtypes import boolean, dtype
+from chipsim.ir.graph import Attrs, ConstData
+from chipsim.ir.ops.registry import AttrSpec, OpDef, Pattern, register
+from chipsim.ir.types import TensorType
+
+
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """Numpy broadcasting of shapes, with an error that shows both shapes."""
+    rank = max(len(s) for s in shapes)
+    out = []
+    for i in range(rank):
+        dims = {s[len(s) - rank + i] for s in shapes if len(s) - rank + i >= 0}
+        dims.discard(1)
+        if len(dims) > 1:
+            shown = " and ".join(str(list(s)) for s in shapes)
+            raise ShapeError(
+                f"shapes {shown} cannot be broadcast together (dimension {i} from the left of "
+                f"the result differs: {sorted(dims)}); reshape one operand or use broadcast_to"
+            )
+        out.append(dims.pop() if dims else 1)
+    return tuple(out)
+
+
+def _same_dtype(types: Sequence[TensorType]) -> None:
+    names = {t.dtype.name for t in types}
+    if len(names) > 1:
+        shown = ", ".join(str(t) for t in types)
+        raise ShapeError(f"dtype mismatch between operands ({shown}); insert a cast so they agree")
+
+
+def _need_float(types: Sequence[TensorType], what: str) -> None:
+    for t in types:
+        if not t.dtype.is_float:
+            raise ShapeError(f"{what} needs floating-point inputs, got {t}; cast it to f32 first")
+
+
+def _per_element(n: int):
+    return lambda ins, out, attrs: n * out.numel
+
+
+def _unary(name: str, fn: Callable[[np.ndarray], np.ndarray], flops: int, float_only: bool,
+           doc: str) -> None:
+    def infer(ins: Sequence[TensorType], attrs: Attrs) -> TensorType:
+        if float_only:
+            _need_float(ins, name)
+        return ins[0]
+
+    register(OpDef(name, Pattern.ELEMENTWISE, (1, 1), infer, lambda a, attrs: fn(a[0]),
+                   _per_element(flops), doc=doc))
+
+
+def _binary(name: str, fn: Callable[[np.ndarray, np.ndarray], np.ndarray], flops: int,
+            result_bool: bool, doc: str, float_only: bool = False) -> None:
+    def infer(ins: Sequence[TensorType], attrs: Attrs) -> TensorType:
+        _same_dtype(ins)
+        if float_only:
+            _need_float(ins, name)
+        shape = broadcast_shapes(ins[0].shape, ins[1].shape)
+        return TensorType(shape, boolean if result_bool else ins[0].dtype)
+
+    register(OpDef(name, Pattern.BROADCAST, (2, 2), infer, lambda a, attrs: fn(a[0], a[1]),
+                   _per_element(flops), doc=doc))
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    # tanh approximation, as in GPT-2
+    c = np.asarray(np.sqrt(2.0 / np.pi), dtype=x.dtype)
+    return 0.5 * x * (1.0 + np.tanh(c * (x + np.asarray(0.044715, x.dtype) * x**3)))
+
+
+_UNARY = [
+    ("neg", np.negative, 1, False, "-x"),
+    ("exp", np.exp, 1, True, "e ** x"),
+    ("log", np.log, 1, True, "natural logarithm"),
+    ("sqrt", np.sqrt, 1, True, "square root"),
+    ("rsqrt", lambda x: 1.0 / np.sqrt(x), 2, True, "1 / sqrt(x)"),
+    ("tanh", np.tanh, 1, True, "hyperbolic tangent"),
+    ("sigmoid", _sigmoid, 4, True, "1 / (1 + exp(-x))"),
+    ("relu", lambda x: np.maximum(x, np.zeros((), x.dtype)), 1, False, "max(x, 0)"),
+    ("gelu", _gelu, 8, True, "GELU, tanh approximation"),
+]
+_BINARY = [
+    ("add", np.add, 1, False, "a + b"),
+    ("sub", np.subtract, 1, False, "a - b"),
+    ("mul", np.multiply, 1, False, "a * b"),
+    ("maximum", np.maximum, 1, False, "elementwise max"),
+    ("minimum", np.minimum, 1, False, "elementwise min"),
+    ("gt", np.greater, 1, True, "a > b"),
+    ("lt", np.less, 1, True, "a < b"),
+    ("eq", np.equal, 1, True, "a == b"),
+]
+for _args in _UNARY:
+    _unary(*_args)
+for _args in _BINARY:
+    _binary(*_args)
+_binary("div", np.divide, 1, False, "a / b (floating point only)", float_only=True)
+
+
+def _infer_where(ins: Sequence[TensorType], attrs: Attrs) -> TensorType:
+    cond, a, b = ins
+    if cond.dtype is not boolean:
+        raise ShapeError(f"the condition must be bool, got {cond}; compare first (e.g. x > 0)")
+    _same_dtype([a, b])
+    return TensorType(broadcast_shapes(cond.shape, a.shape, b.shape), a.dtype)
+
+
+register(OpDef("where", Pattern.BROADCAST, (3, 3), _infer_where,
+               lambda a, attrs: np.where(a[0], a[1], a[2]), _per_element(1),
+               doc="where(cond, a, b): a where cond is true, else b"))
+
+
+def _check_dtype(value: object) -> str:
+    return dtype(value).name  # raises IRError with the list of dtypes
+
+
+register(OpDef(
+    "cast", Pattern.ELEMENTWISE, (1, 1),
+    lambda ins, attrs: ins[0].with_dtype(attrs["to"]),
+    lambda a, attrs: a[0].astype(dtype(attrs["to"]).numpy),
+    _per_element(1),
+    attrs={"to": AttrSpec(required=True, check=_check_dtype, doc="target dtype name, e.g. 'f16'")},
+    doc="convert element type",
+))
+
+
+def _check_const(value: object) -> ConstData:
+    if not isinstance(value, ConstData):
+        raise ValueError("expected constant data (build it with GraphBuilder.const)")
+    return value
+
+
+register(OpDef(
+    "constant", Pattern.OPAQUE, (0, 0),
+    lambda ins, attrs: TensorType(attrs["value"].shape, attrs["value"].dtype),
+    lambda a, attrs: attrs["value"].array(),
+    lambda ins, out, attrs: 0,
+    attrs={"value": AttrSpec(required=True, check=_check_const, doc="the constant's data")},
+    doc="a tensor known when the graph is built (weights, literals)",
+    moves_data=False,
+))

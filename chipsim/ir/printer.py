@@ -1,0 +1,119 @@
+"""Text views of a graph: SSA text, a cost table and an HTML table for notebooks.
+
+The SSA text looks like::
+
+    graph(%0: f32[4]) {
+      %1 = constant(1.0) : f32[]
+      %2 = add(%0, %1) : f32[4]
+      ...
+      return %4
+    }
+"""
+
+from __future__ import annotations
+
+import html
+
+from chipsim.ir.graph import Graph, Node, Value
+from chipsim.ir.ops import flops, get_op
+
+
+def _attr_text(node: Node) -> str:
+    if node.op == "constant":
+        return ""
+    specs = get_op(node.op).attrs
+    shown = [f"{k}={v!r}" for k, v in node.attrs.items()
+             if v is not None and not (k in specs and specs[k].default == v)]
+    return " {" + ", ".join(shown) + "}" if shown else ""
+
+
+def _name(v: Value, names: dict[Value, str]) -> str:
+    return names.get(v, "%?")
+
+
+def format_node(node: Node, names: dict[Value, str]) -> str:
+    """One SSA line: ``%3 = add(%1, %2) : f32[4, 8]``."""
+    if node.op == "constant":
+        args = repr(node.attrs["value"])
+    else:
+        args = ", ".join(_name(v, names) for v in node.inputs)
+    return f"{_name(node.output, names)} = {node.op}({args}){_attr_text(node)} : {node.type}"
+
+
+def graph_lines(graph: Graph) -> list[str]:
+    """The SSA text as lines; line 0 is the header, line i+1 is node i, the last is return."""
+    names = graph.names()
+    params = ", ".join(f"{names[v]}: {v.type}" for v in graph.inputs)
+    lines = [f"{graph.name}({params}) {{"]
+    lines += ["  " + format_node(n, names) for n in graph.nodes]
+    lines.append("  return " + ", ".join(_name(v, names) for v in graph.outputs))
+    lines.append("}")
+    return lines
+
+
+def format_graph(graph: Graph) -> str:
+    return "\n".join(graph_lines(graph))
+
+
+def excerpt(graph: Graph, line: int, context: int = 2) -> str:
+    """Lines of the SSA text around ``line`` with a ``>>`` marker on it (for error messages)."""
+    lines = graph_lines(graph)
+    lo, hi = max(0, line - context), min(len(lines), line + context + 1)
+    out = []
+    for i in range(lo, hi):
+        out.append(("  >> " if i == line else "     ") + lines[i])
+    return "\n".join(out)
+
+
+def cost_rows(graph: Graph) -> list[dict[str, object]]:
+    """One row per node: name, op, pattern, type, FLOPs, bytes read, bytes written."""
+    names = graph.names()
+    rows = []
+    for node in graph.nodes:
+        opdef = get_op(node.op)
+        in_types = [v.type for v in node.inputs]
+        rows.append({
+            "value": names[node.output],
+            "op": node.op,
+            "pattern": str(opdef.pattern),
+            "type": str(node.type),
+            "flops": flops(node.op, in_types, node.type, node.attrs),
+            "bytes_read": opdef.bytes_read(in_types),
+            "bytes_written": opdef.bytes_written(node.type),
+        })
+    return rows
+
+
+_COLUMNS = ("value", "op", "pattern", "type", "flops", "bytes_read", "bytes_written")
+
+
+def format_table(graph: Graph) -> str:
+    rows = cost_rows(graph)
+    widths = {c: max([len(c)] + [len(f"{r[c]:,}" if isinstance(r[c], int) else str(r[c]))
+                                 for r in rows]) for c in _COLUMNS}
+
+    def cell(c: str, v: object) -> str:
+        text = f"{v:,}" if isinstance(v, int) else str(v)
+        return text.rjust(widths[c]) if isinstance(v, int) else text.ljust(widths[c])
+
+    lines = ["  ".join(c.ljust(widths[c]) for c in _COLUMNS)]
+    lines.append("  ".join("-" * widths[c] for c in _COLUMNS))
+    lines += ["  ".join(cell(c, r[c]) for c in _COLUMNS) for r in rows]
+    total_f = sum(int(r["flops"]) for r in rows)  # type: ignore[call-overload]
+    total_b = sum(int(r["bytes_read"]) + int(r["bytes_written"]) for r in rows)  # type: ignore[call-overload]
+    lines.append(f"total: {total_f:,} FLOPs, {total_b:,} bytes moved by {len(rows)} ops")
+    return "\n".join(lines)
+
+
+def format_html(graph: Graph) -> str:
+    """SSA text and the cost table as HTML, for Jupyter's rich display."""
+    rows = cost_rows(graph)
+    head = "".join(f"<th>{c}</th>" for c in _COLUMNS)
+    body = "".join(
+        "<tr>" + "".join(
+            f"<td>{html.escape(f'{r[c]:,}' if isinstance(r[c], int) else str(r[c]))}</td>"
+            for c in _COLUMNS) + "</tr>"
+        for r in rows
+    )
+    return (f"<pre>{html.escape(format_graph(graph))}</pre>"
+            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
