@@ -1,0 +1,46 @@
+"""Operator fusion: divide a graph's ops into kernels (a :class:`Partition`).
+
+* :mod:`~chipsim.passes.fusion.partition` — the :class:`Partition` data and its validator;
+* :mod:`~chipsim.passes.fusion.rules` — the fusion rules as a table over op patterns;
+* :mod:`~chipsim.passes.fusion.capacity` — the SRAM working-set estimate of a kernel;
+* :mod:`~chipsim.passes.fusion.reference` — the reference pass and simple alternatives;
+* :mod:`~chipsim.passes.fusion.exhaustive` — every valid partition of a small graph;
+* :mod:`~chipsim.passes.fusion.generate` — random small graphs for tests and benchmarks.
+"""
+
+from chipsim.passes.fusion.capacity import fits, max_tile_rows, working_set_bytes
+from chipsim.passes.fusion.exhaustive import all_partitions, count_partitions
+from chipsim.passes.fusion.generate import random_graph
+from chipsim.passes.fusion.naming import kernel_name
+from chipsim.passes.fusion.partition import Partition, validate_partition
+from chipsim.passes.fusion.reference import (
+    FUSION_PASSES,
+    fuse_elementwise_chains,
+    get_fusion,
+    immediate_post_dominators,
+    no_fusion,
+    reference_fusion,
+)
+from chipsim.passes.fusion.rules import FUSION_TABLE, can_fuse, format_rules, group_pattern
+
+__all__ = [
+    "FUSION_PASSES",
+    "FUSION_TABLE",
+    "Partition",
+    "all_partitions",
+    "can_fuse",
+    "count_partitions",
+    "fits",
+    "format_rules",
+    "fuse_elementwise_chains",
+    "get_fusion",
+    "group_pattern",
+    "immediate_post_dominators",
+    "kernel_name",
+    "max_tile_rows",
+    "no_fusion",
+    "random_graph",
+    "reference_fusion",
+    "validate_partition",
+    "working_set_bytes",
+]

@@ -1,0 +1,111 @@
+"""Random small graphs (seeded) for fusion tests and benchmarks.
+
+``random_graph(seed)`` builds a valid graph of 1..12 ops over 2-D tensors, mixing matmuls
+(with weights or with another activation), elementwise and broadcast ops, reductions with
+``keepdims`` (so their results broadcast back, as in a hand-written softmax), softmax,
+layernorm and transposes. Operands are drawn mostly from recent values, so graphs are chains
+with side branches and diamonds. Every op's result is used or is a graph output.
+
+Example:
+    >>> g = random_graph(7, max_ops=6)
+    >>> 1 <= sum(n.op != "constant" for n in g.nodes) <= 6
+    True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from chipsim.ir.graph import Graph, GraphBuilder, Value
+
+UNARY = ("relu", "exp", "tanh", "neg", "sigmoid", "gelu")
+BINARY = ("add", "mul", "sub", "maximum")
+REDUCE = ("sum", "max", "mean")
+KINDS = (
+    # kind, weight: how often it is drawn
+    ("unary", 4),
+    ("scalar", 2),
+    ("bias", 2),
+    ("binary", 3),
+    ("reduce", 2),
+    ("softmax", 1),
+    ("layernorm", 1),
+    ("matmul_w", 3),
+    ("matmul_xy", 1),
+    ("transpose", 1),
+)
+
+
+def random_graph(seed: int, max_ops: int = 12, min_ops: int = 1) -> Graph:
+    """A random valid graph with between ``min_ops`` and ``max_ops`` non-constant ops."""
+    rng = np.random.default_rng(seed)
+    n_ops = int(rng.integers(min_ops, max_ops + 1))
+    b = GraphBuilder(f"random{seed}")
+    dims = (4, 8, 16)
+    pool: list[Value] = [b.input((int(rng.choice(dims)), int(rng.choice(dims))))]
+    if rng.random() < 0.3:
+        pool.append(b.input(pool[0].shape))
+    ops = 0
+    names = [k for k, _ in KINDS]
+    weights = np.array([w for _, w in KINDS], float)
+    while ops < n_ops:
+        kind = str(rng.choice(names, p=weights / weights.sum()))
+        x = _pick(rng, pool)
+        made = _make(rng, b, kind, x, pool, budget=n_ops - ops)
+        if made is None:
+            continue
+        value, count = made
+        pool.append(value)
+        ops += count
+    used = {id(v) for n in b.nodes for v in n.inputs}
+    outputs = [n.output for n in b.nodes if n.op != "constant" and id(n.output) not in used]
+    return b.build(*outputs)
+
+
+def _pick(rng: np.random.Generator, pool: list[Value]) -> Value:
+    # favour recent values: chains with occasional branches back to older values
+    back = min(len(pool), 1 + int(rng.geometric(0.5)))
+    return pool[-back]
+
+
+def _const(rng: np.random.Generator, b: GraphBuilder, shape: tuple[int, ...]) -> Value:
+    return b.const(rng.normal(0.0, 0.5, size=shape).astype(np.float32))
+
+
+def _make(rng, b: GraphBuilder, kind: str, x: Value, pool: list[Value], budget: int):
+    """Add one (or two) ops of ``kind`` reading ``x``; None if it does not fit here."""
+    rows, cols = x.shape
+    if kind == "unary":
+        return b.op(str(rng.choice(UNARY)), x), 1
+    if kind == "scalar":
+        return b.op(str(rng.choice(("add", "mul"))), x, b.const(float(rng.normal()))), 1
+    if kind == "bias":
+        return b.op("add", x, _const(rng, b, (cols,))), 1
+    if kind == "binary":
+        # a partner of a shape that broadcasts with x: same shape, or a row statistic
+        partners = [v for v in pool if v is not x and v.shape in ((rows, cols), (rows, 1))]
+        if not partners:
+            return None
+        y = partners[int(rng.integers(len(partners)))]
+        return b.op(str(rng.choice(BINARY)), x, y), 1
+    if kind == "reduce":
+        if cols == 1:
+            return None
+        return b.op(str(rng.choice(REDUCE)), x, axes=(-1,), keepdims=True), 1
+    if kind == "softmax":
+        return b.op("softmax", x, axis=-1), 1
+    if kind == "layernorm":
+        return b.op("layernorm", x), 1
+    if kind == "matmul_w":
+        n = int(rng.choice((4, 8, 16)))
+        return b.op("matmul", x, _const(rng, b, (cols, n))), 1
+    if kind == "matmul_xy":
+        # x @ y.T for another value y with the same number of columns (attention scores)
+        others = [v for v in pool if v.shape[1] == cols]
+        if budget < 2:
+            return None
+        y = others[int(rng.integers(len(others)))]
+        return b.op("matmul", x, b.op("transpose", y)), 2
+    if kind == "transpose":
+        return b.op("transpose", x), 1
+    raise ValueError(f"unknown kind {kind!r}")

@@ -1,0 +1,257 @@
+"""A :class:`Partition`: which nodes of a graph run together as one kernel.
+
+A partition divides the graph's *ops* into groups. Each group is a tuple of node indices
+(indices into ``graph.nodes``) in increasing, hence topological, order; the groups themselves
+are listed in an order in which they can run (every group after the groups it reads from).
+
+Constants are data, not kernels. A ``constant`` node (a weight or a literal such as ``1.0``)
+is already in memory before the program runs, and every kernel that reads it simply loads it.
+So **constants belong to no group**: a partition lists the non-constant nodes only, and
+:func:`validate_partition` rejects a constant placed in a group.
+
+A partition is plain data: it serialises to JSON (that is what an exercise hands to the
+grader) and is checked by :func:`validate_partition` against the graph.
+
+Example:
+    >>> from chipsim.ir import GraphBuilder, f32
+    >>> b = GraphBuilder()
+    >>> x = b.input((4,), f32)
+    >>> g = b.build(b.op("relu", b.op("add", x, x)))
+    >>> p = Partition([[0, 1]], graph=g)
+    >>> print(p)
+    fused_add_relu: %1 %2
+    >>> Partition.from_json(p.to_json()) == p
+    True
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+
+from chipsim.errors import PartitionError, SerializationError
+from chipsim.ir.graph import Graph
+from chipsim.passes.fusion.naming import describe_node, kernel_name, unique_kernel_names
+
+JSON_FORMAT = "chipsim.partition"
+
+
+def _as_index(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise PartitionError(
+            f"{where}: {value!r} is not a node index; a group lists node indices (ints)"
+        )
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Partition:
+    """Groups of node indices, one group per kernel, groups in an order they can run.
+
+    Args:
+        groups: one sequence of node indices per kernel. Indices inside a group are sorted
+            (graph order is topological order); the order of the groups is kept as given.
+        graph: optional graph the indices refer to; only used for printing (kernel names and
+            ``%`` value names). It is not part of equality or of the JSON form.
+    """
+
+    groups: tuple[tuple[int, ...], ...]
+    graph: Graph | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.groups, (str, bytes)) or not isinstance(self.groups, Sequence):
+            raise PartitionError(
+                f"groups must be a list of lists of node indices, got {self.groups!r}"
+            )
+        groups = []
+        for g, group in enumerate(self.groups):
+            if isinstance(group, (str, bytes)) or not isinstance(group, Sequence):
+                raise PartitionError(f"group {g} must be a list of node indices, got {group!r}")
+            groups.append(tuple(sorted(_as_index(i, f"group {g}") for i in group)))
+        object.__setattr__(self, "groups", tuple(groups))
+
+    # -- views -------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.groups)
+
+    def with_graph(self, graph: Graph) -> Partition:
+        """The same partition, printing with ``graph``'s kernel and value names."""
+        return Partition(self.groups, graph=graph)
+
+    def kernel_names(self, graph: Graph | None = None) -> list[str]:
+        """One name per group: ``fused_matmul_add_relu``; repeats get ``_1``, ``_2``..."""
+        graph = graph if graph is not None else self._need_graph("kernel_names")
+        return unique_kernel_names(graph, self.groups)
+
+    def group_of(self) -> dict[int, int]:
+        """Map each node index to the position of its group."""
+        return {i: g for g, group in enumerate(self.groups) for i in group}
+
+    def format(self, graph: Graph | None = None) -> str:
+        """One line per kernel: its name and the values its nodes define, ``%3 %4 %5``."""
+        graph = graph if graph is not None else self.graph
+        if graph is None:
+            return "\n".join(
+                f"group {g}: nodes " + " ".join(str(i) for i in group)
+                for g, group in enumerate(self.groups)
+            )
+        names = graph.names()
+        lines = []
+        for name, group in zip(self.kernel_names(graph), self.groups, strict=True):
+            members = " ".join(names[graph.nodes[i].output] for i in group)
+            lines.append(f"{name}: {members}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.format()
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return "<pre>" + html.escape(self.format()) + "</pre>"
+
+    def _need_graph(self, what: str) -> Graph:
+        if self.graph is None:
+            raise PartitionError(f"{what} needs the graph: pass it, or use partition.with_graph(g)")
+        return self.graph
+
+    # -- JSON --------------------------------------------------------------------------------
+    def to_json(self) -> str:
+        """``{"format": "chipsim.partition", "version": 1, "groups": [[0, 1], [2]]}``."""
+        return json.dumps({"format": JSON_FORMAT, "version": 1, "groups": self.groups})
+
+    @staticmethod
+    def from_json(text: str, graph: Graph | None = None) -> Partition:
+        """Read :meth:`to_json`'s form back; raises :class:`SerializationError` if malformed."""
+        try:
+            data = json.loads(text)
+        except (TypeError, ValueError) as exc:
+            raise SerializationError(f"a partition must be JSON text: {exc}") from None
+        if not isinstance(data, dict) or data.get("format") != JSON_FORMAT:
+            raise SerializationError(
+                f'not a partition: expected a JSON object with "format": "{JSON_FORMAT}"'
+            )
+        if data.get("version") != 1:
+            raise SerializationError(f"unsupported partition version {data.get('version')!r}")
+        if not isinstance(data.get("groups"), list):
+            raise SerializationError('a partition needs "groups": a list of lists of ints')
+        try:
+            return Partition(data["groups"], graph=graph)
+        except PartitionError as exc:
+            raise SerializationError(f"bad partition JSON: {exc}") from None
+
+
+# -- validation --------------------------------------------------------------------------------
+def validate_partition(graph: Graph, partition: Partition) -> None:
+    """Check that ``partition`` is a valid division of ``graph``'s ops, or raise.
+
+    Checks, in this order: every index is in range and names a non-constant node; no node is
+    in two groups; no group is empty; every op is in some group; every group is *convex* (no
+    path leaves the group and comes back in, which would make the kernel wait for itself);
+    the groups do not depend on each other in a cycle; and the groups are listed in an order
+    where each comes after the groups it reads from.
+
+    Raises:
+        PartitionError: naming the nodes (``%3 = add``) and groups at fault.
+    """
+    names = graph.names()
+    n = len(graph.nodes)
+
+    def node(i: int) -> str:
+        return describe_node(graph, i, names)
+
+    owner: dict[int, int] = {}
+    for g, group in enumerate(partition.groups):
+        if not group:
+            raise PartitionError(f"group {g} is empty; remove it")
+        for i in group:
+            if not 0 <= i < n:
+                raise PartitionError(
+                    f"group {g} lists node index {i}, but the graph has {n} nodes "
+                    f"(indices 0..{n - 1})"
+                )
+            if graph.nodes[i].op == "constant":
+                raise PartitionError(
+                    f"group {g} lists {node(i)} (node {i}): constants are data, not kernels; "
+                    "leave them out of every group"
+                )
+            if i in owner:
+                raise PartitionError(
+                    f"{node(i)} (node {i}) is in group {owner[i]} and in group {g}; "
+                    "put each node in exactly one group"
+                )
+            owner[i] = g
+    missing = [i for i in range(n) if graph.nodes[i].op != "constant" and i not in owner]
+    if missing:
+        listed = ", ".join(f"{node(i)} (node {i})" for i in missing)
+        raise PartitionError(f"{listed} in no group; every op must be in exactly one group")
+
+    dag = node_dag(graph)
+    for g, group in enumerate(partition.groups):
+        _check_convex(graph, dag, g, group, node)
+    _check_group_order(graph, dag, partition, owner, node)
+
+
+def node_dag(graph: Graph) -> nx.DiGraph:
+    """The graph as a networkx DiGraph over node indices (edge = producer -> consumer)."""
+    index = {n.output: i for i, n in enumerate(graph.nodes)}
+    dag = nx.DiGraph()
+    dag.add_nodes_from(range(len(graph.nodes)))
+    for i, n in enumerate(graph.nodes):
+        for v in n.inputs:
+            if v in index:
+                dag.add_edge(index[v], i)
+    return dag
+
+
+def _check_convex(graph: Graph, dag: nx.DiGraph, g: int, group: tuple[int, ...], node) -> None:
+    members = set(group)
+    reach_out = set().union(*(nx.descendants(dag, i) for i in group)) - members
+    reach_in = set().union(*(nx.ancestors(dag, i) for i in group)) - members
+    between = sorted(reach_out & reach_in)
+    if not between:
+        return
+    via = between[0]
+    src = next(i for i in group if nx.has_path(dag, i, via))
+    dst = next(i for i in group if nx.has_path(dag, via, i))
+    path = nx.shortest_path(dag, src, via)[:-1] + nx.shortest_path(dag, via, dst)
+    arrow = " -> ".join(node(i) for i in path)
+    raise PartitionError(
+        f"group {g} ({kernel_name(graph, group)}) is not convex: the path {arrow} leaves the "
+        f"group at {node(via)} and comes back in, so the kernel would wait for its own output. "
+        f"Put {node(via)} into group {g} too, or split group {g}"
+    )
+
+
+def _check_group_order(graph, dag, partition, owner, node) -> None:
+    quotient = nx.DiGraph()
+    quotient.add_nodes_from(range(len(partition.groups)))
+    witness: dict[tuple[int, int], tuple[int, int]] = {}
+    for a, b in dag.edges:
+        ga, gb = owner.get(a), owner.get(b)
+        if ga is not None and gb is not None and ga != gb:
+            quotient.add_edge(ga, gb)
+            witness.setdefault((ga, gb), (a, b))
+    try:
+        cycle = nx.find_cycle(quotient)
+    except nx.NetworkXNoCycle:
+        cycle = []
+    if cycle:
+        steps = "; ".join(
+            f"group {ga} -> group {gb} via {node(witness[ga, gb][0])} -> {node(witness[ga, gb][1])}"
+            for ga, gb in cycle
+        )
+        raise PartitionError(
+            f"groups {', '.join(str(ga) for ga, _ in cycle)} depend on each other in a cycle "
+            f"({steps}); no order can run them. Merge them or regroup these nodes"
+        )
+    for (ga, gb), (a, b) in sorted(witness.items(), key=lambda item: item[1][::-1]):
+        if ga > gb:
+            raise PartitionError(
+                f"group {gb} is listed before group {ga}, but {node(b)} in group {gb} reads "
+                f"{node(a)} from group {ga}; list the groups in topological order"
+            )

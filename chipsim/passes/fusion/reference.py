@@ -1,0 +1,226 @@
+"""The reference fusion pass, plus two simple alternatives and a registry of passes.
+
+``reference_fusion`` grows kernels from the graph's outputs backwards. Every op starts as
+its own group. Then, in each round of the rule table (``rules.py``), the groups are visited
+from last to first; a group ``G`` whose last op is ``p`` joins the group of its consumers
+when three rules agree:
+
+1. **Post-dominator rule.** The candidate group is that of ``p``'s *immediate
+   post-dominator* ``d``: the first op that every path from ``p`` to the graph's outputs goes
+   through. ``G`` joins only if all of ``p``'s users are already in ``d``'s group, i.e. every
+   path from ``p`` to ``d`` stays inside the kernel. Why: if ``p`` had a user outside the
+   kernel, fusing ``p`` would either force that user to recompute ``p`` (duplicating an
+   expensive producer) or force the kernel to write ``p``'s result to memory anyway (the
+   extra write fusion was meant to save). A value that is a graph output is post-dominated
+   only by the exit, so it ends its kernel. Post-dominators are dominators of the reversed
+   graph, so we compute them with ``networkx.immediate_dominators`` on the reversed graph
+   with one extra *exit* node after all outputs.
+2. **Pattern rule.** :func:`~chipsim.passes.fusion.rules.can_fuse` must allow ``G``'s
+   pattern to join the consumer group's pattern in this round.
+3. **Capacity rule.** With a chip (or an explicit ``sram_budget``), the merged group must
+   still have a tiling whose working set fits in SRAM
+   (:func:`~chipsim.passes.fusion.capacity.max_tile_rows`); otherwise the kernel is split
+   there. A single op always forms a group, even if it does not fit; the code generator
+   then has to stream it.
+
+Because each op is in exactly one group, nothing is ever duplicated; and because an op only
+joins a group that holds *all* its users, every group is convex.
+
+Example:
+    >>> from chipsim.ir import GraphBuilder, f32
+    >>> b = GraphBuilder()
+    >>> x = b.input((4,), f32)
+    >>> y = b.op("mul", b.op("add", x, b.const(1.0)), b.const(2.0))
+    >>> g = b.build(y)
+    >>> print(reference_fusion(g))
+    fused_add_mul: %2 %4
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import networkx as nx
+
+from chipsim.errors import PassError
+from chipsim.ir.graph import Graph
+from chipsim.passes.fusion.capacity import fits
+from chipsim.passes.fusion.partition import Partition
+from chipsim.passes.fusion.rules import ROUNDS, Pattern, can_fuse, group_pattern, op_pattern
+
+EXIT = "exit"  # the virtual node after every graph output
+
+
+def op_indices(graph: Graph) -> list[int]:
+    """Indices of the nodes that are kernels' work: every node except constants."""
+    return [i for i, n in enumerate(graph.nodes) if n.op != "constant"]
+
+
+def users_of(graph: Graph) -> dict[int, list[int]]:
+    """For each op index, the indices of the ops that read its result (graph order)."""
+    index = {n.output: i for i, n in enumerate(graph.nodes)}
+    users: dict[int, list[int]] = {i: [] for i in op_indices(graph)}
+    for j, n in enumerate(graph.nodes):
+        for v in n.inputs:
+            i = index.get(v)
+            if i in users and j not in users[i]:
+                users[i].append(j)
+    return users
+
+
+def immediate_post_dominators(graph: Graph) -> dict[int, int | str]:
+    """Each op's immediate post-dominator: an op index, or ``EXIT`` if only the exit is.
+
+    An op whose result is a graph output, or whose paths reach the outputs without meeting
+    again, is post-dominated only by the exit.
+    """
+    users = users_of(graph)
+    outputs = {n.output for n in graph.nodes if n.op != "constant"} & set(graph.outputs)
+    reverse = nx.DiGraph()
+    reverse.add_node(EXIT)
+    for i, us in users.items():
+        reverse.add_node(i)
+        for u in us:
+            reverse.add_edge(u, i)  # reversed: consumer -> producer
+        if graph.nodes[i].output in outputs or not us:
+            reverse.add_edge(EXIT, i)
+    idom = nx.immediate_dominators(reverse, EXIT)
+    return {i: idom[i] for i in users}
+
+
+def _budget(chip: Any, sram_budget: int | None) -> int | None:
+    if sram_budget is not None:
+        return int(sram_budget)
+    if chip is None:
+        return None
+    try:
+        return int(chip.sram.capacity_bytes)
+    except AttributeError:
+        raise PassError(
+            "fusion needs chip.sram.capacity_bytes (an int) to respect the SRAM size; "
+            f"{chip!r} has none. Pass a chip, sram_budget=..., or chip=None"
+        ) from None
+
+
+def reference_fusion(
+    graph: Graph, chip: Any = None, *, sram_budget: int | None = None
+) -> Partition:
+    """Fuse ``graph``'s ops into kernels by the rules in the module docstring.
+
+    Args:
+        graph: the graph to partition.
+        chip: optional; only ``chip.sram.capacity_bytes`` is read, as the SRAM budget.
+        sram_budget: bytes; overrides the chip's capacity when given.
+
+    Returns:
+        A valid :class:`Partition`, printing with the graph's names.
+    """
+    budget = _budget(chip, sram_budget)
+    users = users_of(graph)
+    ipdom = immediate_post_dominators(graph)
+    group_of = {p: [p] for p in op_indices(graph)}  # op index -> its group (shared lists)
+    for round in ROUNDS:
+        for p in reversed(op_indices(graph)):
+            group = group_of[p]
+            if p != max(group):
+                continue  # visit each group once, at its last op
+            d = ipdom[p]
+            target = group_of[d] if d != EXIT else None
+            joins = (
+                target is not None
+                and all(u in target for u in users[p])  # every path p -> d stays in the kernel
+                and can_fuse(_pattern(graph, group), _pattern(graph, target), round)
+                and fits(graph, sorted(group + target), budget)
+            )
+            if joins:
+                target.extend(group)
+                for i in group:
+                    group_of[i] = target
+    return _as_partition(graph, group_of)
+
+
+def _pattern(graph: Graph, group: list[int]) -> Pattern:
+    return group_pattern(graph.nodes[i].op for i in group)
+
+
+def _as_partition(graph: Graph, group_of: dict[int, list[int]]) -> Partition:
+    """Collect the distinct groups, ordered by their first node (a topological order)."""
+    groups: dict[int, tuple[int, ...]] = {}
+    for members in group_of.values():
+        ordered = tuple(sorted(members))
+        groups[ordered[0]] = ordered
+    return topological_groups(graph, list(groups.values()))
+
+
+def topological_groups(graph: Graph, groups: list[tuple[int, ...]]) -> Partition:
+    """A partition of ``groups`` listed in a topological order (ties: smallest first node)."""
+    from chipsim.passes.fusion.partition import node_dag
+
+    owner = {i: g for g, group in enumerate(groups) for i in group}
+    quotient = nx.DiGraph()
+    quotient.add_nodes_from(range(len(groups)))
+    for a, b in node_dag(graph).edges:
+        if a in owner and b in owner and owner[a] != owner[b]:
+            quotient.add_edge(owner[a], owner[b])
+    order = nx.lexicographical_topological_sort(quotient, key=lambda g: groups[g][0])
+    return Partition([groups[g] for g in order], graph=graph)
+
+
+def no_fusion(graph: Graph, chip: Any = None) -> Partition:
+    """Every op is its own kernel (what eager execution does)."""
+    return Partition([(i,) for i in op_indices(graph)], graph=graph)
+
+
+def fuse_elementwise_chains(graph: Graph, chip: Any = None) -> Partition:
+    """A simpler pass: only fuse an elementwise/broadcast op into its single user's group
+    when that group is elementwise/broadcast too (no reductions, no epilogues, no SRAM check).
+    """
+    users = users_of(graph)
+    cheap = (Pattern.ELEMENTWISE, Pattern.BROADCAST)
+    group_of: dict[int, list[int]] = {}
+    outputs = set(graph.outputs)
+    for p in reversed(op_indices(graph)):
+        us = users[p]
+        target = group_of.get(us[0]) if len(us) == 1 else None
+        if (
+            target is not None
+            and graph.nodes[p].output not in outputs
+            and op_pattern(graph.nodes[p].op) in cheap
+            and _pattern(graph, target) in cheap
+        ):
+            target.append(p)
+            group_of[p] = target
+        else:
+            group_of[p] = [p]
+    return _as_partition(graph, group_of)
+
+
+FusionPass = Callable[..., Partition]
+
+#: Fusion passes by name; a learner's function can be passed wherever a name is accepted.
+FUSION_PASSES: dict[str, FusionPass] = {
+    "reference": reference_fusion,
+    "none": no_fusion,
+    "elementwise": fuse_elementwise_chains,
+}
+
+
+def get_fusion(spec: str | FusionPass | None) -> FusionPass:
+    """A fusion pass from a name in :data:`FUSION_PASSES`, a callable, or None (reference).
+
+    Example:
+        >>> get_fusion("none").__name__
+        'no_fusion'
+    """
+    if spec is None:
+        return reference_fusion
+    if callable(spec):
+        return spec
+    if isinstance(spec, str) and spec in FUSION_PASSES:
+        return FUSION_PASSES[spec]
+    known = ", ".join(repr(k) for k in FUSION_PASSES)
+    raise PassError(
+        f"unknown fusion pass {spec!r}; use one of {known}, None (reference), or a function "
+        "graph, chip -> Partition"
+    )

@@ -1,0 +1,66 @@
+"""Hypothesis properties of the reference pass over random small graphs."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chipsim.ir import verify
+from chipsim.passes.fusion import (
+    Partition,
+    no_fusion,
+    random_graph,
+    reference_fusion,
+    validate_partition,
+    working_set_bytes,
+)
+from chipsim.passes.fusion.reference import fuse_elementwise_chains
+from chipsim.passes.fusion.rules import can_fuse, group_pattern
+
+seeds = st.integers(min_value=0, max_value=2**32 - 1)
+
+
+@settings(max_examples=150, deadline=None)
+@given(seeds)
+def test_generated_graphs_are_valid_and_small(seed: int) -> None:
+    g = random_graph(seed)
+    verify(g)
+    assert 1 <= sum(n.op != "constant" for n in g.nodes) <= 12
+
+
+@settings(max_examples=150, deadline=None)
+@given(seeds)
+def test_reference_fusion_is_valid_and_round_trips(seed: int) -> None:
+    g = random_graph(seed)
+    for partition in (reference_fusion(g), no_fusion(g), fuse_elementwise_chains(g)):
+        validate_partition(g, partition)
+        assert Partition.from_json(partition.to_json()) == partition
+
+
+@settings(max_examples=150, deadline=None)
+@given(seeds)
+def test_no_group_mixes_two_heavy_ops(seed: int) -> None:
+    g = random_graph(seed)
+    for group in reference_fusion(g).groups:
+        heavy = [i for i in group if group_pattern([g.nodes[i].op]) >= 3]  # reduction or more
+        assert len(heavy) <= 1, [g.nodes[i].op for i in group]
+
+
+@settings(max_examples=100, deadline=None)
+@given(seeds, st.sampled_from([64, 512, 2048, 8192]))
+def test_tiny_sram_groups_fit_or_are_single_ops(seed: int, budget: int) -> None:
+    g = random_graph(seed)
+    partition = reference_fusion(g, sram_budget=budget)
+    validate_partition(g, partition)
+    for group in partition.groups:
+        assert len(group) == 1 or working_set_bytes(g, group, 1) <= budget
+
+
+def test_rule_table_examples() -> None:
+    from chipsim.ir import Pattern as P
+
+    assert can_fuse(P.ELEMENTWISE, P.REDUCTION)
+    assert can_fuse(P.REDUCTION, P.ELEMENTWISE)
+    assert not can_fuse(P.REDUCTION, P.CONTRACTION)
+    assert not can_fuse(P.CONTRACTION, P.CONTRACTION)
+    assert not any(can_fuse(P.OPAQUE, c) or can_fuse(c, P.OPAQUE) for c in P)
