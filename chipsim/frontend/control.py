@@ -21,8 +21,9 @@ def where(condition: Any, a: Any, b: Any) -> Any:
     return apply("where", (condition, a, b), {})
 
 
-def cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any],
-         *operands: Any) -> Any:
+def cond(
+    pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], *operands: Any
+) -> Any:
     """Run ``true_fn(*operands)`` if ``pred`` else ``false_fn(*operands)``.
 
     Eagerly, only the chosen branch runs. While tracing, the value of ``pred`` is unknown,
@@ -37,24 +38,31 @@ def cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any],
     from chipsim.frontend.tracing import SymbolicTensor
 
     traced = isinstance(pred, SymbolicTensor) or any(
-        isinstance(x, SymbolicTensor) for x in operands)
+        isinstance(x, SymbolicTensor) for x in operands
+    )
     if not traced:
         return true_fn(*operands) if bool(pred) else false_fn(*operands)
     if not isinstance(pred, SymbolicTensor) or pred.type.numel != 1 or pred.dtype.name != "bool":
         shown = getattr(pred, "type", type(pred).__name__)
-        raise TraceError(f"cond needs a single-element bool tensor as predicate, got {shown}; "
-                         "reduce it first, e.g. cond(x.sum() > 0, ...)")
+        raise TraceError(
+            f"cond needs a single-element bool tensor as predicate, got {shown}; "
+            "reduce it first, e.g. cond(x.sum() > 0, ...)"
+        )
     t_out, f_out = true_fn(*operands), false_fn(*operands)
     t_list = list(t_out) if isinstance(t_out, (tuple, list)) else [t_out]
     f_list = list(f_out) if isinstance(f_out, (tuple, list)) else [f_out]
     if len(t_list) != len(f_list):
-        raise TraceError(f"cond branches return {len(t_list)} and {len(f_list)} values; "
-                         "both branches must return the same number of tensors")
+        raise TraceError(
+            f"cond branches return {len(t_list)} and {len(f_list)} values; "
+            "both branches must return the same number of tensors"
+        )
     results = []
     for i, (t, f) in enumerate(zip(t_list, f_list)):
         if getattr(t, "type", None) != getattr(f, "type", None):
-            raise TraceError(f"cond branch outputs #{i} differ: {getattr(t, 'type', t)} vs "
-                             f"{getattr(f, 'type', f)}; both branches must return the same "
-                             "shapes and dtypes")
+            raise TraceError(
+                f"cond branch outputs #{i} differ: {getattr(t, 'type', t)} vs "
+                f"{getattr(f, 'type', f)}; both branches must return the same "
+                "shapes and dtypes"
+            )
         results.append(where(pred.reshape(()) if pred.shape else pred, t, f))
     return results[0] if not isinstance(t_out, (tuple, list)) else type(t_out)(results)

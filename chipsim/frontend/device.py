@@ -82,14 +82,18 @@ class HostDevice(Device):
         return buffer.copy()
 
     def run(self, node: Node, inputs: Sequence[np.ndarray]) -> np.ndarray:
-        self.kernels.append(KernelRecord(f"{node.op}_kernel", node.op,
-                                         tuple(v.type for v in node.inputs), node.type))
+        self.kernels.append(
+            KernelRecord(
+                f"{node.op}_kernel", node.op, tuple(v.type for v in node.inputs), node.type
+            )
+        )
         return execute(node.op, inputs, node.attrs, node.type)
 
 
 _DEFAULT = HostDevice()
-_CURRENT: contextvars.ContextVar[Device] = contextvars.ContextVar("chipsim_device",
-                                                                  default=_DEFAULT)
+_CURRENT: contextvars.ContextVar[Device] = contextvars.ContextVar(
+    "chipsim_device", default=_DEFAULT
+)
 
 
 def current_device() -> Device:

@@ -52,8 +52,10 @@ def scalar_array(x: Any, ref: DType | None, op: str) -> np.ndarray:
 
     dt = ref or (f32 if isinstance(x, float) else from_numpy(np.asarray(x).dtype))
     if isinstance(x, float) and dt.kind != "float" and not float(x).is_integer():
-        raise ShapeError(f"{op}: cannot combine a {dt} tensor with the float {x!r}; "
-                         f"cast the tensor to f32 first (t.astype('f32'))")
+        raise ShapeError(
+            f"{op}: cannot combine a {dt} tensor with the float {x!r}; "
+            f"cast the tensor to f32 first (t.astype('f32'))"
+        )
     return to_storage(np.asarray(x), dt)
 
 
@@ -63,8 +65,10 @@ def apply(op: str, operands: Sequence[Any], attrs: dict[str, Any]) -> Any:
 
     tracers = {id(x.tracer): x.tracer for x in operands if isinstance(x, SymbolicTensor)}
     if len(tracers) > 1:
-        raise ChipsimError(f"{op}: operands come from two different traces; "
-                           "a traced function can only combine its own values")
+        raise ChipsimError(
+            f"{op}: operands come from two different traces; "
+            "a traced function can only combine its own values"
+        )
     if tracers:
         (tracer,) = tracers.values()
         return tracer.record(op, operands, attrs, _reference_dtype(op, operands))
@@ -79,8 +83,10 @@ def _apply_eager(op: str, operands: Sequence[Any], attrs: dict[str, Any]) -> Any
     devices = {id(x.device): x.device for x in operands if isinstance(x, Tensor)}
     if len(devices) > 1:
         names = ", ".join(d.name for d in devices.values())
-        raise ChipsimError(f"{op}: operands live on different devices ({names}); "
-                           "move them to one device with chipsim.tensor(t.numpy())")
+        raise ChipsimError(
+            f"{op}: operands live on different devices ({names}); "
+            "move them to one device with chipsim.tensor(t.numpy())"
+        )
     device = next(iter(devices.values())) if devices else current_device()
     tensors = []
     for x in operands:
@@ -89,11 +95,11 @@ def _apply_eager(op: str, operands: Sequence[Any], attrs: dict[str, Any]) -> Any
         elif isinstance(x, np.ndarray):
             tensors.append(Tensor.from_numpy(x, device=device))
         else:
-            tensors.append(Tensor.from_numpy(scalar_array(x, ref, op), device=device))
+            # pass ref on: bf16 is stored as float32, so the array alone would say f32
+            tensors.append(Tensor.from_numpy(scalar_array(x, ref, op), ref, device=device))
     frozen = Attrs(attrs)
     out_type = infer_type(op, [t.type for t in tensors], frozen)
-    node = Node(op, tuple(Value(t.type) for t in tensors), frozen, Value(out_type),
-                user_location())
+    node = Node(op, tuple(Value(t.type) for t in tensors), frozen, Value(out_type), user_location())
     buffer = device.run(node, [t.buffer for t in tensors])
     return Tensor(buffer, out_type, device)
 

@@ -31,8 +31,9 @@ class Tensor(TensorBase):
         self._device = device
 
     @staticmethod
-    def from_numpy(array: Any, dt: DType | str | None = None,
-                   device: Device | None = None) -> Tensor:
+    def from_numpy(
+        array: Any, dt: DType | str | None = None, device: Device | None = None
+    ) -> Tensor:
         arr = np.asarray(array)
         target = dtype(dt) if dt is not None else from_numpy(arr.dtype)
         arr = np.array(to_storage(arr, target), order="C")

@@ -30,9 +30,12 @@ def _binary(op: str):
 
 
 neg, exp, log, sqrt, rsqrt, tanh, sigmoid, relu, gelu = (
-    _unary(n) for n in ("neg", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu"))
-add, sub, mul, div, maximum, minimum, gt, lt, eq = (
-    _binary(n) for n in ("add", "sub", "mul", "div", "maximum", "minimum", "gt", "lt", "eq"))
+    _unary(n) for n in ("neg", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu")
+)
+add, sub, mul, div, maximum, minimum, gt, lt, ge, le, eq = (
+    _binary(n)
+    for n in ("add", "sub", "mul", "div", "maximum", "minimum", "gt", "lt", "ge", "le", "eq")
+)
 
 
 def matmul(a: Any, b: Any) -> Any:
@@ -64,11 +67,22 @@ def concat(tensors: Sequence[Any], axis: int = 0) -> Any:
     return apply("concat", tuple(tensors), {"axis": axis})
 
 
-def slice(x: Any, starts: Sequence[int], stops: Sequence[int],  # noqa: A001 - op name
-          steps: Sequence[int] | None = None) -> Any:
+def slice(
+    x: Any,
+    starts: Sequence[int],
+    stops: Sequence[int],  # noqa: A001 - op name
+    steps: Sequence[int] | None = None,
+) -> Any:
     """``x[starts[0]:stops[0]:steps[0], ...]`` on the leading axes."""
-    return apply("slice", (x,), {"starts": tuple(starts), "stops": tuple(stops),
-                                 "steps": None if steps is None else tuple(steps)})
+    return apply(
+        "slice",
+        (x,),
+        {
+            "starts": tuple(starts),
+            "stops": tuple(stops),
+            "steps": None if steps is None else tuple(steps),
+        },
+    )
 
 
 def _axes(axes: Any) -> Any:
@@ -93,7 +107,11 @@ def softmax(x: Any, axis: int = -1) -> Any:
 
 def layernorm(x: Any, weight: Any = None, bias: Any = None, eps: float = 1e-5) -> Any:
     """Normalise the last axis; optionally scale by ``weight`` and shift by ``bias``."""
-    operands = (x,) if weight is None and bias is None else (x, weight, bias)
+    if (weight is None) != (bias is None):  # None would otherwise become a scalar constant
+        from chipsim.errors import ShapeError
+
+        raise ShapeError("layernorm: give both weight and bias, or neither")
+    operands = (x,) if weight is None else (x, weight, bias)
     return apply("layernorm", operands, {"eps": eps})
 
 

@@ -41,33 +41,80 @@ class TensorBase:
         return self.shape[0]
 
     # arithmetic ---------------------------------------------------------------------------
-    def __add__(self, o: Any) -> Any: return _op("add", self, o)
-    def __radd__(self, o: Any) -> Any: return _op("add", o, self)
-    def __sub__(self, o: Any) -> Any: return _op("sub", self, o)
-    def __rsub__(self, o: Any) -> Any: return _op("sub", o, self)
-    def __mul__(self, o: Any) -> Any: return _op("mul", self, o)
-    def __rmul__(self, o: Any) -> Any: return _op("mul", o, self)
-    def __truediv__(self, o: Any) -> Any: return _op("div", self, o)
-    def __rtruediv__(self, o: Any) -> Any: return _op("div", o, self)
-    def __matmul__(self, o: Any) -> Any: return _op("matmul", self, o)
-    def __rmatmul__(self, o: Any) -> Any: return _op("matmul", o, self)
-    def __neg__(self) -> Any: return _op("neg", self)
-    def __gt__(self, o: Any) -> Any: return _op("gt", self, o)
-    def __lt__(self, o: Any) -> Any: return _op("lt", self, o)
-    def __ge__(self, o: Any) -> Any: return _op("eq", _op("lt", self, o), False)
-    def __le__(self, o: Any) -> Any: return _op("eq", _op("gt", self, o), False)
-    def __eq__(self, o: Any) -> Any: return _op("eq", self, o)  # type: ignore[override]
+    def __add__(self, o: Any) -> Any:
+        return _op("add", self, o)
+
+    def __radd__(self, o: Any) -> Any:
+        return _op("add", o, self)
+
+    def __sub__(self, o: Any) -> Any:
+        return _op("sub", self, o)
+
+    def __rsub__(self, o: Any) -> Any:
+        return _op("sub", o, self)
+
+    def __mul__(self, o: Any) -> Any:
+        return _op("mul", self, o)
+
+    def __rmul__(self, o: Any) -> Any:
+        return _op("mul", o, self)
+
+    def __truediv__(self, o: Any) -> Any:
+        return _op("div", self, o)
+
+    def __rtruediv__(self, o: Any) -> Any:
+        return _op("div", o, self)
+
+    def __matmul__(self, o: Any) -> Any:
+        return _op("matmul", self, o)
+
+    def __rmatmul__(self, o: Any) -> Any:
+        return _op("matmul", o, self)
+
+    def __neg__(self) -> Any:
+        return _op("neg", self)
+
+    def __gt__(self, o: Any) -> Any:
+        return _op("gt", self, o)
+
+    def __lt__(self, o: Any) -> Any:
+        return _op("lt", self, o)
+
+    def __ge__(self, o: Any) -> Any:
+        return _op("ge", self, o)
+
+    def __le__(self, o: Any) -> Any:
+        return _op("le", self, o)
+
+    def __eq__(self, o: Any) -> Any:
+        return _op("eq", self, o)  # type: ignore[override]
+
     __hash__ = object.__hash__
 
     # methods --------------------------------------------------------------------------------
-    def exp(self) -> Any: return _op("exp", self)
-    def log(self) -> Any: return _op("log", self)
-    def sqrt(self) -> Any: return _op("sqrt", self)
-    def rsqrt(self) -> Any: return _op("rsqrt", self)
-    def tanh(self) -> Any: return _op("tanh", self)
-    def sigmoid(self) -> Any: return _op("sigmoid", self)
-    def relu(self) -> Any: return _op("relu", self)
-    def gelu(self) -> Any: return _op("gelu", self)
+    def exp(self) -> Any:
+        return _op("exp", self)
+
+    def log(self) -> Any:
+        return _op("log", self)
+
+    def sqrt(self) -> Any:
+        return _op("sqrt", self)
+
+    def rsqrt(self) -> Any:
+        return _op("rsqrt", self)
+
+    def tanh(self) -> Any:
+        return _op("tanh", self)
+
+    def sigmoid(self) -> Any:
+        return _op("sigmoid", self)
+
+    def relu(self) -> Any:
+        return _op("relu", self)
+
+    def gelu(self) -> Any:
+        return _op("gelu", self)
 
     def sum(self, axes: Any = None, keepdims: bool = False) -> Any:
         return _op("sum", self, axes=_axes(axes), keepdims=keepdims)

@@ -47,8 +47,9 @@ class Tracer:
             return self.builder.const(x)
         return self.builder.const(scalar_array(x, ref, op), ref)
 
-    def record(self, op: str, operands: Sequence[Any], attrs: dict[str, Any],
-               ref: DType | None) -> SymbolicTensor:
+    def record(
+        self, op: str, operands: Sequence[Any], attrs: dict[str, Any], ref: DType | None
+    ) -> SymbolicTensor:
         values = [self.value_of(x, ref, op) for x in operands]
         return SymbolicTensor(self.builder.op(op, *values, loc=user_location(), **attrs), self)
 
@@ -78,7 +79,8 @@ class SymbolicTensor(TensorBase):
             "answer yet and cannot choose a branch.\n"
             "Instead, put the choice into the graph: chipsim.where(cond, a, b) picks values "
             "elementwise, and chipsim.cond(pred, true_fn, false_fn, *operands) chooses between "
-            "two computations (the graph records both branches).")
+            "two computations (the graph records both branches)."
+        )
 
     def __bool__(self) -> bool:
         raise self._refuse("bool()")
@@ -109,8 +111,10 @@ def _flatten(result: Any, fn_name: str) -> list[SymbolicTensor]:
     items = list(result) if isinstance(result, (tuple, list)) else [result]
     for i, item in enumerate(items):
         if not isinstance(item, SymbolicTensor):
-            raise TraceError(f"{fn_name} returned {type(item).__name__} as output #{i}; a traced "
-                             "function must return tensors computed from its inputs")
+            raise TraceError(
+                f"{fn_name} returned {type(item).__name__} as output #{i}; a traced "
+                "function must return tensors computed from its inputs"
+            )
     return items
 
 
@@ -133,8 +137,10 @@ def trace(fn: Callable[..., Any], *example_inputs: Any, name: str | None = None)
         params = list(inspect.signature(fn).parameters)
     except (TypeError, ValueError):
         params = []
-    args = [tracer.input(example_type(x), params[i] if i < len(params) else f"arg{i}")
-            for i, x in enumerate(example_inputs)]
+    args = [
+        tracer.input(example_type(x), params[i] if i < len(params) else f"arg{i}")
+        for i, x in enumerate(example_inputs)
+    ]
     outputs = _flatten(fn(*args), gname)
     for out in outputs:
         if out.tracer is not tracer:
@@ -163,8 +169,10 @@ class Jitted:
     def graph(self) -> Graph:
         """The most recently traced graph."""
         if not self.graphs:
-            raise TraceError(f"{self.fn.__name__} has not been called yet, so it has no graph; "
-                             "call it once or use chipsim.trace(fn, *example_inputs)")
+            raise TraceError(
+                f"{self.fn.__name__} has not been called yet, so it has no graph; "
+                "call it once or use chipsim.trace(fn, *example_inputs)"
+            )
         return list(self.graphs.values())[-1]
 
     def __call__(self, *args: Any) -> Any:

@@ -48,8 +48,15 @@ boolean = DType("bool", 1, "bool", "bool")
 
 DTYPES: dict[str, DType] = {d.name: d for d in (f32, f16, bf16, i8, i32, i64, boolean)}
 
-_FROM_NUMPY = {"float32": f32, "float64": f32, "float16": f16, "int8": i8, "int32": i32,
-               "int64": i32, "bool": boolean}
+_FROM_NUMPY = {
+    "float32": f32,
+    "float64": f32,
+    "float16": f16,
+    "int8": i8,
+    "int32": i32,
+    "int64": i32,
+    "bool": boolean,
+}
 
 
 def dtype(name: str | DType) -> DType:
@@ -76,13 +83,14 @@ def from_numpy(np_dtype: np.dtype) -> DType:
 
 def round_bf16(values: np.ndarray) -> np.ndarray:
     """Round float32 values to the nearest bfloat16 (ties to even), kept as float32."""
-    bits = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
+    arr = np.asarray(values, dtype=np.float32)
+    flat = arr.reshape(-1)  # work in 1-D: a 0-d array cannot be viewed as another dtype
+    bits = np.ascontiguousarray(flat).view(np.uint32)
     rounding = ((bits >> 16) & 1) + np.uint32(0x7FFF)
     rounded = ((bits + rounding) & np.uint32(0xFFFF0000)).astype(np.uint32)
-    nan = np.isnan(values)
     out = rounded.view(np.float32).copy()
-    out[nan] = np.nan
-    return out
+    out[np.isnan(flat)] = np.nan
+    return out.reshape(arr.shape)
 
 
 def to_storage(values: np.ndarray, dt: DType) -> np.ndarray:

@@ -102,7 +102,7 @@ class ConstData:
         from chipsim.ir.dtypes import from_numpy, to_storage
 
         arr = np.asarray(array)
-        dt = dt or (from_numpy(arr.dtype) if arr.dtype.kind != "f" else f32)
+        dt = dt or from_numpy(arr.dtype)  # float64 -> f32, float16 stays f16 (as eager does)
         arr = np.array(to_storage(arr, dt), order="C")
         return ConstData(arr.tobytes(), tuple(arr.shape), dt)
 

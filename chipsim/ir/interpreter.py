@@ -25,8 +25,9 @@ def bind_inputs(graph: Graph, args: tuple[Any, ...]) -> dict[Value, np.ndarray]:
     for v, arg in zip(graph.inputs, args):
         arr = np.asarray(getattr(arg, "numpy", lambda a=arg: a)())
         if arr.shape != v.shape:
-            raise ExecutionError(f"input {names[v]} expects shape {list(v.shape)} ({v.type}), "
-                                 f"got {list(arr.shape)}")
+            raise ExecutionError(
+                f"input {names[v]} expects shape {list(v.shape)} ({v.type}), got {list(arr.shape)}"
+            )
         env[v] = to_storage(arr, v.dtype)
     return env
 
@@ -41,10 +42,12 @@ def interpret(graph: Graph, *args: Any) -> list[np.ndarray]:
     names = graph.names()
     for node in graph.nodes:
         try:
-            env[node.output] = execute(node.op, [env[v] for v in node.inputs], node.attrs,
-                                       node.type)
+            env[node.output] = execute(
+                node.op, [env[v] for v in node.inputs], node.attrs, node.type
+            )
         except (ChipsimError, ValueError, TypeError, FloatingPointError, KeyError) as exc:
             raise ExecutionError(
                 f"while executing {format_node(node, names)}"
-                f"{' (from ' + node.loc + ')' if node.loc else ''}: {exc}") from exc
+                f"{' (from ' + node.loc + ')' if node.loc else ''}: {exc}"
+            ) from exc
     return [env[v] for v in graph.outputs]

@@ -15,15 +15,19 @@ from __future__ import annotations
 import html
 
 from chipsim.ir.graph import Graph, Node, Value
-from chipsim.ir.ops import flops, get_op
+from chipsim.ir.ops import OPS, flops, get_op
 
 
 def _attr_text(node: Node) -> str:
-    if node.op == "constant":
+    if node.op == "constant" and "value" in node.attrs:
         return ""
-    specs = get_op(node.op).attrs
-    shown = [f"{k}={v!r}" for k, v in node.attrs.items()
-             if v is not None and not (k in specs and specs[k].default == v)]
+    # An unknown op must still print: the verifier shows it in its error message.
+    specs = OPS[node.op].attrs if node.op in OPS else {}
+    shown = [
+        f"{k}={v!r}"
+        for k, v in node.attrs.items()
+        if v is not None and not (k in specs and specs[k].default == v)
+    ]
     return " {" + ", ".join(shown) + "}" if shown else ""
 
 
@@ -33,7 +37,7 @@ def _name(v: Value, names: dict[Value, str]) -> str:
 
 def format_node(node: Node, names: dict[Value, str]) -> str:
     """One SSA line: ``%3 = add(%1, %2) : f32[4, 8]``."""
-    if node.op == "constant":
+    if node.op == "constant" and "value" in node.attrs:
         args = repr(node.attrs["value"])
     else:
         args = ", ".join(_name(v, names) for v in node.inputs)
@@ -72,15 +76,17 @@ def cost_rows(graph: Graph) -> list[dict[str, object]]:
     for node in graph.nodes:
         opdef = get_op(node.op)
         in_types = [v.type for v in node.inputs]
-        rows.append({
-            "value": names[node.output],
-            "op": node.op,
-            "pattern": str(opdef.pattern),
-            "type": str(node.type),
-            "flops": flops(node.op, in_types, node.type, node.attrs),
-            "bytes_read": opdef.bytes_read(in_types),
-            "bytes_written": opdef.bytes_written(node.type),
-        })
+        rows.append(
+            {
+                "value": names[node.output],
+                "op": node.op,
+                "pattern": str(opdef.pattern),
+                "type": str(node.type),
+                "flops": flops(node.op, in_types, node.type, node.attrs),
+                "bytes_read": opdef.bytes_read(in_types),
+                "bytes_written": opdef.bytes_written(node.type),
+            }
+        )
     return rows
 
 
@@ -89,8 +95,10 @@ _COLUMNS = ("value", "op", "pattern", "type", "flops", "bytes_read", "bytes_writ
 
 def format_table(graph: Graph) -> str:
     rows = cost_rows(graph)
-    widths = {c: max([len(c)] + [len(f"{r[c]:,}" if isinstance(r[c], int) else str(r[c]))
-                                 for r in rows]) for c in _COLUMNS}
+    widths = {
+        c: max([len(c)] + [len(f"{r[c]:,}" if isinstance(r[c], int) else str(r[c])) for r in rows])
+        for c in _COLUMNS
+    }
 
     def cell(c: str, v: object) -> str:
         text = f"{v:,}" if isinstance(v, int) else str(v)
@@ -110,10 +118,15 @@ def format_html(graph: Graph) -> str:
     rows = cost_rows(graph)
     head = "".join(f"<th>{c}</th>" for c in _COLUMNS)
     body = "".join(
-        "<tr>" + "".join(
+        "<tr>"
+        + "".join(
             f"<td>{html.escape(f'{r[c]:,}' if isinstance(r[c], int) else str(r[c]))}</td>"
-            for c in _COLUMNS) + "</tr>"
+            for c in _COLUMNS
+        )
+        + "</tr>"
         for r in rows
     )
-    return (f"<pre>{html.escape(format_graph(graph))}</pre>"
-            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+    return (
+        f"<pre>{html.escape(format_graph(graph))}</pre>"
+        f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )

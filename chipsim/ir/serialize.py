@@ -51,8 +51,13 @@ def graph_to_json(graph: Graph, indent: int | None = None) -> str:
         "inputs": [index[v] for v in graph.inputs],
         "outputs": [index.get(v, -1) for v in graph.outputs],
         "nodes": [
-            {"op": n.op, "inputs": [index.get(v, -1) for v in n.inputs], "output": index[n.output],
-             "attrs": {k: _encode_attr(v) for k, v in n.attrs.items()}, "loc": n.loc}
+            {
+                "op": n.op,
+                "inputs": [index.get(v, -1) for v in n.inputs],
+                "output": index[n.output],
+                "attrs": {k: _encode_attr(v) for k, v in n.attrs.items()},
+                "loc": n.loc,
+            }
             for n in graph.nodes
         ],
     }
@@ -89,7 +94,9 @@ def _decode_attr(value: Any, where: str) -> Any:
         size = TensorType(shape, dt).numel * dt.numpy.itemsize
         _expect(len(raw) == size, f"{where}: const data has {len(raw)} bytes, expected {size}")
         return ConstData(raw, shape, dt)
-    raise SerializationError(f"malformed graph JSON: {where}: unsupported attribute value {value!r}")
+    raise SerializationError(
+        f"malformed graph JSON: {where}: unsupported attribute value {value!r}"
+    )
 
 
 def _decode(doc: Any) -> Graph:
@@ -99,7 +106,8 @@ def _decode(doc: Any) -> Graph:
     if version != VERSION:
         raise SerializationError(
             f"unsupported graph JSON version {version!r}; this chipsim reads version {VERSION}. "
-            "Re-export the graph with this chipsim version.")
+            "Re-export the graph with this chipsim version."
+        )
     name = doc.get("name", "graph")
     _expect(isinstance(name, str), '"name" must be a string')
     values = []
@@ -121,16 +129,18 @@ def _decode(doc: Any) -> Graph:
         _expect(isinstance(entry, dict), f"nodes[{i}] must be an object")
         op = entry.get("op")
         _expect(isinstance(op, str), f"nodes[{i}].op must be a string")
-        ins = tuple(value(r, f"nodes[{i}].inputs") for r in _list(entry.get("inputs"),
-                                                                  f"nodes[{i}].inputs"))
+        ins = tuple(
+            value(r, f"nodes[{i}].inputs") for r in _list(entry.get("inputs"), f"nodes[{i}].inputs")
+        )
         attrs = entry.get("attrs", {})
         _expect(isinstance(attrs, dict), f"nodes[{i}].attrs must be an object")
         frozen = Attrs({k: _decode_attr(v, f"nodes[{i}].attrs.{k}") for k, v in attrs.items()})
         loc = entry.get("loc", "")
         _expect(isinstance(loc, str), f"nodes[{i}].loc must be a string")
         nodes.append(Node(op, ins, frozen, value(entry.get("output"), f"nodes[{i}].output"), loc))
-    outputs = [value(r, f"outputs[{i}]") for i, r in enumerate(_list(doc.get("outputs"),
-                                                                      '"outputs"'))]
+    outputs = [
+        value(r, f"outputs[{i}]") for i, r in enumerate(_list(doc.get("outputs"), '"outputs"'))
+    ]
     return Graph(tuple(inputs), tuple(nodes), tuple(outputs), name)
 
 
@@ -140,13 +150,21 @@ def graph_from_json(text: str | bytes) -> Graph:
 
     try:
         doc = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, TypeError, RecursionError) as exc:
         raise SerializationError(f"not valid JSON: {exc}") from None
     try:
         graph = _decode(doc)
     except ChipsimError:
         raise
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError,
-            OverflowError, binascii.Error) as exc:
+    except (
+        KeyError,
+        TypeError,
+        ValueError,
+        IndexError,
+        AttributeError,
+        RecursionError,
+        OverflowError,
+        binascii.Error,
+    ) as exc:
         raise SerializationError(f"malformed graph JSON: {type(exc).__name__}: {exc}") from None
     return verify(graph)

@@ -33,9 +33,12 @@ def _check_cycle(graph: Graph) -> None:
         return
     names = graph.names()
     members = ", ".join(names[graph.nodes[a].output] for a, _ in cycle)
-    raise _fail(graph, cycle[0][0] + 1,
-                f"the graph has a cycle through {members}: a value cannot depend on itself; "
-                "a static graph must be acyclic (unroll loops or use where/cond)")
+    raise _fail(
+        graph,
+        cycle[0][0] + 1,
+        f"the graph has a cycle through {members}: a value cannot depend on itself; "
+        "a static graph must be acyclic (unroll loops or use where/cond)",
+    )
 
 
 def _check_node(graph: Graph, i: int, node: Node) -> None:
@@ -50,8 +53,13 @@ def _check_node(graph: Graph, i: int, node: Node) -> None:
     except (ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError) as exc:
         raise _fail(graph, line, f"{node.op}: invalid operands or attributes ({exc})") from None
     if expected != node.type:
-        raise _fail(graph, line, f"{node.op} produces {expected}, but the node says {node.type}: "
-                                 "rebuild the node so its type is inferred")
+        kind = "shape" if expected.shape != node.type.shape else "dtype"
+        raise _fail(
+            graph,
+            line,
+            f"{kind} mismatch: {node.op} produces {expected}, but the node "
+            f"says {node.type}: rebuild the node so its type is inferred",
+        )
 
 
 def verify(graph: Graph) -> Graph:
@@ -73,14 +81,26 @@ def verify(graph: Graph) -> Graph:
         for v in node.inputs:
             if v not in defined:
                 if v in all_defs:
-                    raise _fail(graph, i + 1, f"{names[v]} is used before it is defined: "
-                                              "nodes must be in topological order")
-                raise _fail(graph, i + 1, f"input #{node.inputs.index(v)} of this {node.op} is "
-                                          "not defined anywhere in the graph (a value from "
-                                          "another graph?)")
+                    raise _fail(
+                        graph,
+                        i + 1,
+                        f"{names[v]} is used before it is defined: "
+                        "nodes must be in topological order",
+                    )
+                raise _fail(
+                    graph,
+                    i + 1,
+                    f"input #{node.inputs.index(v)} of this {node.op} is "
+                    "not defined anywhere in the graph (a value from "
+                    "another graph?)",
+                )
         if node.output in defined:
-            raise _fail(graph, i + 1, f"{names[node.output]} is defined twice (SSA: every value "
-                                      "has exactly one definition); give this node a new Value")
+            raise _fail(
+                graph,
+                i + 1,
+                f"{names[node.output]} is defined twice (SSA: every value "
+                "has exactly one definition); give this node a new Value",
+            )
         _check_node(graph, i, node)
         defined.add(node.output)
     last = len(graph.nodes) + 1
@@ -88,6 +108,9 @@ def verify(graph: Graph) -> Graph:
         raise _fail(graph, last, "the graph returns nothing; give it at least one output")
     for k, v in enumerate(graph.outputs):
         if v not in defined:
-            raise _fail(graph, last, f"output #{k} ({v.type}) is dangling: no input or node "
-                                     "of this graph defines it")
+            raise _fail(
+                graph,
+                last,
+                f"output #{k} ({v.type}) is dangling: no input or node of this graph defines it",
+            )
     return graph

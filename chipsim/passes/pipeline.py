@@ -54,6 +54,10 @@ class Pipeline:
                     verify(graph)
             except ChipsimError as exc:
                 raise PassError(f"pass {name!r} failed after {done}: {exc}") from exc
+            except Exception as exc:  # a crash in a (learner's) pass still names the pass
+                raise PassError(
+                    f"pass {name!r} failed after {done}: {type(exc).__name__}: {exc}"
+                ) from exc
             for instrument in self.instruments:
                 instrument(name, graph)
             done.append(name)

@@ -57,12 +57,15 @@ def fold_constants(graph: Graph) -> Graph:
         node = _remap(node, mapping)
         if node.op == "constant":
             consts[node.output] = node.attrs["value"]
-        elif (node.inputs and all(v in consts for v in node.inputs)
-              and node.type.numel <= FOLD_LIMIT_ELEMENTS):
+        elif (
+            node.inputs
+            and all(v in consts for v in node.inputs)
+            and node.type.numel <= FOLD_LIMIT_ELEMENTS
+        ):
             arrays = [consts[v].array() for v in node.inputs]
             data = ConstData.of(execute(node.op, arrays, node.attrs, node.type), node.type.dtype)
-            folded = Node("constant", (), Attrs({"value": data}), Value(node.type, node.output.hint),
-                          node.loc)
+            out = Value(node.type, node.output.hint)
+            folded = Node("constant", (), Attrs({"value": data}), out, node.loc)
             mapping[node.output] = folded.output
             consts[folded.output] = data
             node = folded

@@ -147,7 +147,7 @@ def test_groups_out_of_order() -> None:
 # -- registry ---------------------------------------------------------------------------------
 def test_registry_and_get_fusion() -> None:
     assert FUSION_PASSES["reference"] is reference_fusion
-    assert get_fusion(None) is reference_fusion
+    assert get_fusion(None) is no_fusion
     assert get_fusion("none") is no_fusion
     mine = lambda graph, chip=None: no_fusion(graph)  # noqa: E731
     assert get_fusion(mine) is mine

@@ -14,5 +14,15 @@ from chipsim.ir.ops.registry import (
     infer_type,
 )
 
-__all__ = ["OPS", "AttrSpec", "OpDef", "Pattern", "check_arity", "check_attrs", "execute",
-           "flops", "get_op", "infer_type"]
+__all__ = [
+    "OPS",
+    "AttrSpec",
+    "OpDef",
+    "Pattern",
+    "check_arity",
+    "check_attrs",
+    "execute",
+    "flops",
+    "get_op",
+    "infer_type",
+]

@@ -47,18 +47,27 @@ def _matmul_flops(ins: Sequence[TensorType], out: TensorType, attrs: Attrs) -> i
     return 2 * math.prod(batch) * m * k * n
 
 
-register(OpDef(
-    "matmul", Pattern.CONTRACTION, (2, 2), _infer_matmul,
-    lambda a, attrs: np.matmul(a[0], a[1]), _matmul_flops,
-    doc="a @ b with numpy's batching and broadcasting rules",
-))
+register(
+    OpDef(
+        "matmul",
+        Pattern.CONTRACTION,
+        (2, 2),
+        _infer_matmul,
+        lambda a, attrs: np.matmul(a[0], a[1]),
+        _matmul_flops,
+        doc="a @ b with numpy's batching and broadcasting rules",
+    )
+)
 
 
 def _pair(value: object) -> tuple[int, int]:
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return (value, value)
-    if (isinstance(value, tuple) and len(value) == 2
-            and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)):
+    if (
+        isinstance(value, tuple)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
+    ):
         return value  # type: ignore[return-value]
     raise ValueError("expected an int >= 0 or a pair of them")
 
@@ -117,7 +126,8 @@ def _conv(a: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
     kh, kw, cin, cout = w.shape
     sh, sw = attrs["stride"]
     n, oh, ow, _, (pt, pb, pl, pr) = conv_geometry(
-        TensorType(x.shape, "f32"), TensorType(w.shape, "f32"), attrs)
+        TensorType(x.shape, "f32"), TensorType(w.shape, "f32"), attrs
+    )
     xp = np.pad(x, ((0, 0), (pt, pb), (pl, pr), (0, 0)))
     win = np.lib.stride_tricks.sliding_window_view(xp, (kh, kw), axis=(1, 2))
     win = win[:, ::sh, ::sw][:, :oh, :ow]  # n, oh, ow, cin, kh, kw
@@ -129,12 +139,20 @@ def _conv_flops(ins: Sequence[TensorType], out: TensorType, attrs: Attrs) -> int
     return 2 * out.numel * kh * kw * cin
 
 
-register(OpDef(
-    "conv2d", Pattern.CONTRACTION, (2, 2), _infer_conv, _conv, _conv_flops,
-    attrs={
-        "stride": AttrSpec(default=(1, 1), check=_stride, doc="int or (sh, sw)"),
-        "padding": AttrSpec(default="valid", check=_padding,
-                            doc="'valid', 'same', an int or (ph, pw)"),
-    },
-    doc="2-D convolution: x NHWC, w HWIO (kh, kw, in, out)",
-))
+register(
+    OpDef(
+        "conv2d",
+        Pattern.CONTRACTION,
+        (2, 2),
+        _infer_conv,
+        _conv,
+        _conv_flops,
+        attrs={
+            "stride": AttrSpec(default=(1, 1), check=_stride, doc="int or (sh, sw)"),
+            "padding": AttrSpec(
+                default="valid", check=_padding, doc="'valid', 'same', an int or (ph, pw)"
+            ),
+        },
+        doc="2-D convolution: x NHWC, w HWIO (kh, kw, in, out)",
+    )
+)

@@ -43,32 +43,71 @@ def _need_float(types: Sequence[TensorType], what: str) -> None:
             raise ShapeError(f"{what} needs floating-point inputs, got {t}; cast it to f32 first")
 
 
+def _no_bool(types: Sequence[TensorType], what: str) -> None:
+    # numpy refuses `-` on bools; say so at inference time, not deep inside execution
+    for t in types:
+        if t.dtype is boolean:
+            raise ShapeError(
+                f"{what} is not defined for bool tensors ({t}); cast to i32 or f32 "
+                "first, or use where(...) for logic"
+            )
+
+
 def _per_element(n: int):
     return lambda ins, out, attrs: n * out.numel
 
 
-def _unary(name: str, fn: Callable[[np.ndarray], np.ndarray], flops: int, float_only: bool,
-           doc: str) -> None:
+def _unary(
+    name: str, fn: Callable[[np.ndarray], np.ndarray], flops: int, float_only: bool, doc: str
+) -> None:
     def infer(ins: Sequence[TensorType], attrs: Attrs) -> TensorType:
         if float_only:
             _need_float(ins, name)
+        if name == "neg":
+            _no_bool(ins, name)
         return ins[0]
 
-    register(OpDef(name, Pattern.ELEMENTWISE, (1, 1), infer, lambda a, attrs: fn(a[0]),
-                   _per_element(flops), doc=doc))
+    register(
+        OpDef(
+            name,
+            Pattern.ELEMENTWISE,
+            (1, 1),
+            infer,
+            lambda a, attrs: fn(a[0]),
+            _per_element(flops),
+            doc=doc,
+        )
+    )
 
 
-def _binary(name: str, fn: Callable[[np.ndarray, np.ndarray], np.ndarray], flops: int,
-            result_bool: bool, doc: str, float_only: bool = False) -> None:
+def _binary(
+    name: str,
+    fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    flops: int,
+    result_bool: bool,
+    doc: str,
+    float_only: bool = False,
+) -> None:
     def infer(ins: Sequence[TensorType], attrs: Attrs) -> TensorType:
         _same_dtype(ins)
         if float_only:
             _need_float(ins, name)
+        if name == "sub":
+            _no_bool(ins, name)
         shape = broadcast_shapes(ins[0].shape, ins[1].shape)
         return TensorType(shape, boolean if result_bool else ins[0].dtype)
 
-    register(OpDef(name, Pattern.BROADCAST, (2, 2), infer, lambda a, attrs: fn(a[0], a[1]),
-                   _per_element(flops), doc=doc))
+    register(
+        OpDef(
+            name,
+            Pattern.BROADCAST,
+            (2, 2),
+            infer,
+            lambda a, attrs: fn(a[0], a[1]),
+            _per_element(flops),
+            doc=doc,
+        )
+    )
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -100,6 +139,8 @@ _BINARY = [
     ("minimum", np.minimum, 1, False, "elementwise min"),
     ("gt", np.greater, 1, True, "a > b"),
     ("lt", np.less, 1, True, "a < b"),
+    ("ge", np.greater_equal, 1, True, "a >= b"),
+    ("le", np.less_equal, 1, True, "a <= b"),
     ("eq", np.equal, 1, True, "a == b"),
 ]
 for _args in _UNARY:
@@ -117,23 +158,37 @@ def _infer_where(ins: Sequence[TensorType], attrs: Attrs) -> TensorType:
     return TensorType(broadcast_shapes(cond.shape, a.shape, b.shape), a.dtype)
 
 
-register(OpDef("where", Pattern.BROADCAST, (3, 3), _infer_where,
-               lambda a, attrs: np.where(a[0], a[1], a[2]), _per_element(1),
-               doc="where(cond, a, b): a where cond is true, else b"))
+register(
+    OpDef(
+        "where",
+        Pattern.BROADCAST,
+        (3, 3),
+        _infer_where,
+        lambda a, attrs: np.where(a[0], a[1], a[2]),
+        _per_element(1),
+        doc="where(cond, a, b): a where cond is true, else b",
+    )
+)
 
 
 def _check_dtype(value: object) -> str:
     return dtype(value).name  # raises IRError with the list of dtypes
 
 
-register(OpDef(
-    "cast", Pattern.ELEMENTWISE, (1, 1),
-    lambda ins, attrs: ins[0].with_dtype(attrs["to"]),
-    lambda a, attrs: a[0].astype(dtype(attrs["to"]).numpy),
-    _per_element(1),
-    attrs={"to": AttrSpec(required=True, check=_check_dtype, doc="target dtype name, e.g. 'f16'")},
-    doc="convert element type",
-))
+register(
+    OpDef(
+        "cast",
+        Pattern.ELEMENTWISE,
+        (1, 1),
+        lambda ins, attrs: ins[0].with_dtype(attrs["to"]),
+        lambda a, attrs: a[0].astype(dtype(attrs["to"]).numpy),
+        _per_element(1),
+        attrs={
+            "to": AttrSpec(required=True, check=_check_dtype, doc="target dtype name, e.g. 'f16'")
+        },
+        doc="convert element type",
+    )
+)
 
 
 def _check_const(value: object) -> ConstData:
@@ -142,12 +197,16 @@ def _check_const(value: object) -> ConstData:
     return value
 
 
-register(OpDef(
-    "constant", Pattern.OPAQUE, (0, 0),
-    lambda ins, attrs: TensorType(attrs["value"].shape, attrs["value"].dtype),
-    lambda a, attrs: attrs["value"].array(),
-    lambda ins, out, attrs: 0,
-    attrs={"value": AttrSpec(required=True, check=_check_const, doc="the constant's data")},
-    doc="a tensor known when the graph is built (weights, literals)",
-    moves_data=False,
-))
+register(
+    OpDef(
+        "constant",
+        Pattern.OPAQUE,
+        (0, 0),
+        lambda ins, attrs: TensorType(attrs["value"].shape, attrs["value"].dtype),
+        lambda a, attrs: attrs["value"].array(),
+        lambda ins, out, attrs: 0,
+        attrs={"value": AttrSpec(required=True, check=_check_const, doc="the constant's data")},
+        doc="a tensor known when the graph is built (weights, literals)",
+        moves_data=False,
+    )
+)

@@ -47,15 +47,25 @@ def _reduction(name: str, fn, extra_flops: int, doc: str) -> None:
         axes = reduced_axes(TensorType(a[0].shape, "f32"), attrs["axes"])
         return fn(a[0], axis=axes, keepdims=attrs["keepdims"])
 
-    register(OpDef(
-        name, Pattern.REDUCTION, (1, 1), _infer_reduce, compute,
-        lambda ins, out, attrs: ins[0].numel + extra_flops * out.numel,
-        attrs={
-            "axes": AttrSpec(default=None, check=optional_axes, doc="axes to reduce (all if None)"),
-            "keepdims": AttrSpec(default=False, check=a_bool, doc="keep reduced axes as size 1"),
-        },
-        doc=doc,
-    ))
+    register(
+        OpDef(
+            name,
+            Pattern.REDUCTION,
+            (1, 1),
+            _infer_reduce,
+            compute,
+            lambda ins, out, attrs: ins[0].numel + extra_flops * out.numel,
+            attrs={
+                "axes": AttrSpec(
+                    default=None, check=optional_axes, doc="axes to reduce (all if None)"
+                ),
+                "keepdims": AttrSpec(
+                    default=False, check=a_bool, doc="keep reduced axes as size 1"
+                ),
+            },
+            doc=doc,
+        )
+    )
 
 
 _reduction("sum", np.sum, 0, "sum over axes")
@@ -77,12 +87,18 @@ def _softmax(a: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
     return e / np.sum(e, axis=attrs["axis"], keepdims=True)
 
 
-register(OpDef(
-    "softmax", Pattern.REDUCTION, (1, 1), _float_same, _softmax,
-    lambda ins, out, attrs: 5 * out.numel,
-    attrs={"axis": AttrSpec(default=-1, check=an_int, doc="axis to normalise over")},
-    doc="exp(x - max) / sum(exp(x - max)) along an axis (numerically stable)",
-))
+register(
+    OpDef(
+        "softmax",
+        Pattern.REDUCTION,
+        (1, 1),
+        _float_same,
+        _softmax,
+        lambda ins, out, attrs: 5 * out.numel,
+        attrs={"axis": AttrSpec(default=-1, check=an_int, doc="axis to normalise over")},
+        doc="exp(x - max) / sum(exp(x - max)) along an axis (numerically stable)",
+    )
+)
 
 
 def _infer_layernorm(ins: Sequence[TensorType], attrs: Attrs) -> TensorType:
@@ -92,7 +108,8 @@ def _infer_layernorm(ins: Sequence[TensorType], attrs: Attrs) -> TensorType:
     last = (x.shape[-1],) if x.rank else ()
     for t, role in zip(ins[1:], ("weight", "bias")):
         if t.shape != last or t.dtype != x.dtype:
-            raise ShapeError(f"layernorm {role} must be {x.dtype}[{last[0] if last else ''}], got {t}")
+            want = f"{x.dtype}[{last[0] if last else ''}]"
+            raise ShapeError(f"layernorm {role} must be {want}, got {t}")
     return x
 
 
@@ -106,15 +123,21 @@ def _layernorm(a: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
     return y
 
 
-register(OpDef(
-    "layernorm", Pattern.REDUCTION, (1, 3), _infer_layernorm, _layernorm,
-    lambda ins, out, attrs: 8 * out.numel,
-    attrs={
-        "axis": AttrSpec(default=-1, check=lambda v: _last_axis(an_int(v)), doc="must be -1"),
-        "eps": AttrSpec(default=1e-5, check=a_float, doc="added to the variance"),
-    },
-    doc="normalise the last axis to mean 0, variance 1, then scale and shift",
-))
+register(
+    OpDef(
+        "layernorm",
+        Pattern.REDUCTION,
+        (1, 3),
+        _infer_layernorm,
+        _layernorm,
+        lambda ins, out, attrs: 8 * out.numel,
+        attrs={
+            "axis": AttrSpec(default=-1, check=lambda v: _last_axis(an_int(v)), doc="must be -1"),
+            "eps": AttrSpec(default=1e-5, check=a_float, doc="added to the variance"),
+        },
+        doc="normalise the last axis to mean 0, variance 1, then scale and shift",
+    )
+)
 
 
 def _last_axis(axis: int) -> int:

@@ -139,7 +139,9 @@ def infer_type(op: str, in_types: Sequence[TensorType], attrs: Attrs) -> TensorT
         raise ShapeError(f"{op}: {exc}") from None
 
 
-def execute(op: str, arrays: Sequence[np.ndarray], attrs: Attrs, out_type: TensorType) -> np.ndarray:
+def execute(
+    op: str, arrays: Sequence[np.ndarray], attrs: Attrs, out_type: TensorType
+) -> np.ndarray:
     """Run ``op`` with numpy and return its result in the storage of ``out_type``."""
     opdef = get_op(op)
     full = check_attrs(opdef, attrs)

@@ -36,14 +36,18 @@ def _perm(ins: Sequence[TensorType], attrs: Attrs) -> tuple[int, ...]:
     return perm
 
 
-register(OpDef(
-    "transpose", Pattern.INJECTIVE, (1, 1),
-    lambda ins, attrs: ins[0].with_shape(tuple(ins[0].shape[p] for p in _perm(ins, attrs))),
-    lambda a, attrs: np.transpose(a[0], attrs["perm"]),
-    _no_flops,
-    attrs={"perm": AttrSpec(default=None, check=int_tuple, doc="new order of axes")},
-    doc="permute axes (reverses them when perm is omitted)",
-))
+register(
+    OpDef(
+        "transpose",
+        Pattern.INJECTIVE,
+        (1, 1),
+        lambda ins, attrs: ins[0].with_shape(tuple(ins[0].shape[p] for p in _perm(ins, attrs))),
+        lambda a, attrs: np.transpose(a[0], attrs["perm"]),
+        _no_flops,
+        attrs={"perm": AttrSpec(default=None, check=int_tuple, doc="new order of axes")},
+        doc="permute axes (reverses them when perm is omitted)",
+    )
+)
 
 
 def _infer_reshape(ins: Sequence[TensorType], attrs: Attrs) -> TensorType:
@@ -61,30 +65,47 @@ def _infer_reshape(ins: Sequence[TensorType], attrs: Attrs) -> TensorType:
     return src.with_shape(tuple(shape))
 
 
-register(OpDef(
-    "reshape", Pattern.INJECTIVE, (1, 1), _infer_reshape,
-    lambda a, attrs: np.reshape(a[0], attrs["shape"]),
-    _no_flops,
-    attrs={"shape": AttrSpec(required=True, check=int_tuple, doc="new shape, one -1 allowed")},
-    doc="same elements, new shape (a view: moves no data)",
-    moves_data=False,
-))
+register(
+    OpDef(
+        "reshape",
+        Pattern.INJECTIVE,
+        (1, 1),
+        _infer_reshape,
+        lambda a, attrs: np.reshape(a[0], attrs["shape"]),
+        _no_flops,
+        attrs={"shape": AttrSpec(required=True, check=int_tuple, doc="new shape, one -1 allowed")},
+        doc="same elements, new shape (a view: moves no data)",
+        moves_data=False,
+    )
+)
 
 
 def _infer_broadcast_to(ins: Sequence[TensorType], attrs: Attrs) -> TensorType:
     target = attrs["shape"]
-    if broadcast_shapes(ins[0].shape, target) != tuple(target):
-        raise ShapeError(f"cannot broadcast {ins[0]} to {list(target)}")
+    try:
+        ok = broadcast_shapes(ins[0].shape, target) == tuple(target)
+    except ShapeError:
+        ok = False
+    if not ok:
+        raise ShapeError(
+            f"cannot broadcast {ins[0]} to {list(target)}: each dimension must "
+            "match the target or be 1, counting from the right"
+        )
     return ins[0].with_shape(target)
 
 
-register(OpDef(
-    "broadcast_to", Pattern.BROADCAST, (1, 1), _infer_broadcast_to,
-    lambda a, attrs: np.broadcast_to(a[0], attrs["shape"]).copy(),
-    _no_flops,
-    attrs={"shape": AttrSpec(required=True, check=int_tuple, doc="target shape")},
-    doc="repeat along size-1 or missing leading axes",
-))
+register(
+    OpDef(
+        "broadcast_to",
+        Pattern.BROADCAST,
+        (1, 1),
+        _infer_broadcast_to,
+        lambda a, attrs: np.broadcast_to(a[0], attrs["shape"]).copy(),
+        _no_flops,
+        attrs={"shape": AttrSpec(required=True, check=int_tuple, doc="target shape")},
+        doc="repeat along size-1 or missing leading axes",
+    )
+)
 
 
 def _infer_concat(ins: Sequence[TensorType], attrs: Attrs) -> TensorType:
@@ -99,25 +120,28 @@ def _infer_concat(ins: Sequence[TensorType], attrs: Attrs) -> TensorType:
         if not same:
             raise ShapeError(f"{t} does not match {first} except along axis {axis}")
     size = sum(t.shape[axis] for t in ins)
-    return first.with_shape(first.shape[:axis] + (size,) + first.shape[axis + 1:])
+    return first.with_shape(first.shape[:axis] + (size,) + first.shape[axis + 1 :])
 
 
-register(OpDef(
-    "concat", Pattern.INJECTIVE, (1, None), _infer_concat,
-    lambda a, attrs: np.concatenate(a, axis=attrs["axis"]),
-    _no_flops,
-    attrs={"axis": AttrSpec(default=0, check=an_int, doc="axis to join along")},
-    doc="join tensors along an axis",
-))
+register(
+    OpDef(
+        "concat",
+        Pattern.INJECTIVE,
+        (1, None),
+        _infer_concat,
+        lambda a, attrs: np.concatenate(a, axis=attrs["axis"]),
+        _no_flops,
+        attrs={"axis": AttrSpec(default=0, check=an_int, doc="axis to join along")},
+        doc="join tensors along an axis",
+    )
+)
 
 
 def _slices(t: TensorType, attrs: Attrs) -> tuple[slice, ...]:
     starts, stops = attrs["starts"], attrs["stops"]
     steps = attrs["steps"] or (1,) * len(starts)
     if not (len(starts) == len(stops) == len(steps)) or len(starts) > t.rank:
-        raise ShapeError(
-            f"starts/stops/steps must have the same length, at most the rank of {t}"
-        )
+        raise ShapeError(f"starts/stops/steps must have the same length, at most the rank of {t}")
     if any(s <= 0 for s in steps):
         raise ShapeError(f"steps must be positive, got {list(steps)}")
     return tuple(slice(a, b, c) for a, b, c in zip(starts, stops, steps))
@@ -131,14 +155,19 @@ def _infer_slice(ins: Sequence[TensorType], attrs: Attrs) -> TensorType:
     return t.with_shape(tuple(shape))
 
 
-register(OpDef(
-    "slice", Pattern.INJECTIVE, (1, 1), _infer_slice,
-    lambda a, attrs: a[0][_slices(TensorType(a[0].shape, "f32"), attrs)].copy(),
-    _no_flops,
-    attrs={
-        "starts": AttrSpec(required=True, check=int_tuple, doc="first index per axis"),
-        "stops": AttrSpec(required=True, check=int_tuple, doc="end index (exclusive) per axis"),
-        "steps": AttrSpec(default=None, check=int_tuple, doc="stride per axis (default 1)"),
-    },
-    doc="a rectangular window of a tensor (numpy basic slicing on the leading axes)",
-))
+register(
+    OpDef(
+        "slice",
+        Pattern.INJECTIVE,
+        (1, 1),
+        _infer_slice,
+        lambda a, attrs: a[0][_slices(TensorType(a[0].shape, "f32"), attrs)].copy(),
+        _no_flops,
+        attrs={
+            "starts": AttrSpec(required=True, check=int_tuple, doc="first index per axis"),
+            "stops": AttrSpec(required=True, check=int_tuple, doc="end index (exclusive) per axis"),
+            "steps": AttrSpec(default=None, check=int_tuple, doc="stride per axis (default 1)"),
+        },
+        doc="a rectangular window of a tensor (numpy basic slicing on the leading axes)",
+    )
+)

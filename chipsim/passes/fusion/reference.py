@@ -207,20 +207,20 @@ FUSION_PASSES: dict[str, FusionPass] = {
 
 
 def get_fusion(spec: str | FusionPass | None) -> FusionPass:
-    """A fusion pass from a name in :data:`FUSION_PASSES`, a callable, or None (reference).
+    """A fusion pass by name (see :data:`FUSION_PASSES`), a callable, or None (no fusion).
 
     Example:
         >>> get_fusion("none").__name__
         'no_fusion'
     """
     if spec is None:
-        return reference_fusion
+        return no_fusion
     if callable(spec):
         return spec
     if isinstance(spec, str) and spec in FUSION_PASSES:
         return FUSION_PASSES[spec]
     known = ", ".join(repr(k) for k in FUSION_PASSES)
     raise PassError(
-        f"unknown fusion pass {spec!r}; use one of {known}, None (reference), or a function "
+        f"unknown fusion pass {spec!r}; use one of {known}, None (no fusion), or a function "
         "graph, chip -> Partition"
     )

@@ -1,0 +1,137 @@
+"""``chipsim.compile``: a static graph through the passes to a program for a chip.
+
+The pipeline, one box each (see :data:`PIPELINE`)::
+
+    trace -> simplify -> fuse -> kernel liveness -> plan memory -> place -> generate code
+
+Each box can be read on its own; the learner's fusion pass or memory planner replaces
+exactly one of them.
+
+Example:
+    >>> import numpy as np, chipsim as cs
+    >>> prog = cs.compile(lambda x: (x + 1) * 2, np.zeros(1024, np.float32))
+    >>> [k.name for k in prog.kernels]
+    ['fused_add_mul']
+    >>> prog(np.full(1024, 3.0, np.float32))[:2]
+    array([8., 8.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from chipsim.errors import PassError
+from chipsim.frontend.tracing import trace
+from chipsim.hw.chip import Chip, get_chip
+from chipsim.ir.graph import Graph, Value
+from chipsim.ir.verify import verify
+from chipsim.passes.fusion import Partition, get_fusion, validate_partition
+from chipsim.passes.memory import MemoryPlan, UsageRecord, get_planner, validate_plan
+from chipsim.passes.memory.liveness import records_from_uses
+from chipsim.passes.placement import place
+from chipsim.passes.simplify import simplify as simplify_graph
+
+#: The compiler's boxes, in order: (name, what it does). The book draws this list.
+PIPELINE = (
+    ("trace", "run the Python function on symbolic tensors: a static graph"),
+    ("simplify", "fold constants, merge common subexpressions, drop dead code"),
+    ("fuse", "partition the ops into kernels (operator fusion)"),
+    ("liveness", "when is each tensor passed between kernels alive?"),
+    ("plan memory", "give every such tensor an offset in one arena, reusing dead space"),
+    ("place", "choose DRAM, SRAM or registers for every tensor"),
+    ("codegen", "instructions per kernel: tiles, DMA, the right unit for each op"),
+)
+
+
+def kernel_records(graph: Graph, partition: Partition) -> tuple[list[UsageRecord], list[Value]]:
+    """Usage records of the activations a compiled program keeps between kernels.
+
+    Step 0 loads the graph inputs; step ``k + 1`` runs kernel ``k`` of ``partition``.
+    Planned tensors: graph inputs read by a kernel, and values one kernel produces and a
+    later kernel reads. Graph outputs go to DRAM and constants are weights, so neither is
+    planned. Lifetimes follow :data:`chipsim.passes.memory.INTERVAL_CONVENTION`.
+
+    Returns:
+        The records (ids are the values' print names) and the planned values, in order.
+    """
+    names = graph.names()
+    group_of = {i: g for g, group in enumerate(partition.groups) for i in group}
+    producer_step = {graph.nodes[i].output: g + 1 for i, g in group_of.items()}
+    uses: dict[Value, list[int]] = {}
+    for i, node in enumerate(graph.nodes):
+        if i not in group_of:
+            continue
+        for v in node.inputs:
+            if producer_step.get(v) != group_of[i] + 1:  # read from outside its own kernel
+                uses.setdefault(v, []).append(group_of[i] + 1)
+    outputs = set(graph.outputs)
+    planned = [v for v in graph.inputs if v in uses and v not in outputs]
+    planned += [
+        graph.nodes[i].output
+        for i in sorted(group_of)
+        if graph.nodes[i].output in uses and graph.nodes[i].output not in outputs
+    ]
+    born = {v: 0 for v in graph.inputs} | producer_step
+    tensors = [(names[v], v.type.nbytes, born[v], uses[v], False) for v in planned]
+    return records_from_uses(tensors, len(partition.groups) + 1), planned
+
+
+def _check_plan(plan: Any, records: list[UsageRecord]) -> MemoryPlan:
+    if not isinstance(plan, MemoryPlan):
+        raise PassError(
+            f"the memory planner returned {type(plan).__name__}; it must return a MemoryPlan"
+        )
+    given = {r.id: r for r in plan.records}
+    for r in records:
+        if given.get(r.id) != r:
+            raise PassError(
+                f"the memory plan does not cover tensor {r.id!r} as given "
+                f"({r}); plan exactly the records you were handed"
+            )
+    return validate_plan(plan)
+
+
+def compile(  # noqa: A001 - the public name the course uses
+    fn_or_graph: Callable[..., Any] | Graph,
+    *example_inputs: Any,
+    chip: str | Chip = "edge-npu",
+    fusion: str | Callable[..., Partition] | None = "reference",
+    planner: str | Callable[..., MemoryPlan] | None = "greedy_by_size",
+    simplify: bool = True,
+    double_buffer: bool = True,
+) -> Any:
+    """Compile a function or graph for a simulated chip; returns a :class:`Program`.
+
+    Args:
+        fn_or_graph: a function of tensors (traced with ``example_inputs``) or a Graph.
+        *example_inputs: arrays giving the shapes and dtypes of the function's arguments.
+        chip: a preset name (see :func:`chipsim.chips`) or a :class:`Chip`.
+        fusion: ``"reference"``, ``"none"``, ``None`` (no fusion) or a callable
+            ``fusion(graph, chip) -> Partition`` (e.g. yours).
+        planner: ``"greedy_by_size"``, ``"first_fit"``, ``"search"``, ``"naive"``, ``None``
+            (no reuse) or a callable ``planner(records, *, alignment) -> MemoryPlan``.
+        simplify: run constant folding, CSE and DCE first.
+        double_buffer: let DMA fill one tile buffer while the units compute on the other.
+    """
+    from chipsim.runtime.program import Program
+
+    target = get_chip(chip)
+    if isinstance(fn_or_graph, Graph):
+        graph = verify(fn_or_graph)
+    else:
+        graph = trace(fn_or_graph, *example_inputs)
+    if simplify:
+        graph = simplify_graph(graph)
+    partition = get_fusion(fusion)(graph, target)
+    if not isinstance(partition, Partition):
+        raise PassError(
+            f"the fusion pass returned {type(partition).__name__}; it must return a Partition"
+        )
+    validate_partition(graph, partition)
+    partition = partition.with_graph(graph)
+    records, planned = kernel_records(graph, partition)
+    plan = _check_plan(get_planner(planner or "naive")(records), records)
+    offsets = {v: plan.offsets[r.id] for v, r in zip(planned, records)}
+    placement = place(graph, offsets, plan.arena_size, target)
+    return Program(graph, target, partition, plan, placement, double_buffer=double_buffer)
