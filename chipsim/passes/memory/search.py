@@ -12,6 +12,8 @@ best plan it finds, starting from greedy by size, so it is never worse than it:
    on small tight instances and proves them optimal (arena == lower bound).
 4. *Local search*: move one of the tensors that touch the top of the arena earlier in the
    best order, re-place, and keep the move if the arena did not grow.
+5. *Squeeze*: ask the skyline depth-first search (:mod:`.search_skyline`) for a plan under a
+   cap 3% below the best arena so far, again and again until it fails.
 
 Everything random comes from ``random.Random(seed)``: the same records and seed give the same
 plan on every machine. The effort is a number of moves, never a clock.
@@ -37,6 +39,7 @@ from chipsim.passes.memory.liveness import (
 )
 from chipsim.passes.memory.plan import MemoryPlan, make_plan
 from chipsim.passes.memory.planners import _best_offset, greedy_by_size, overlap_lists
+from chipsim.passes.memory.search_skyline import fill_skyline
 
 
 def search(
@@ -93,7 +96,30 @@ def search(
     budget = moves if moves is not None else max(50, 40_000 // n)
     if best_arena > lower:
         best_offsets, best_arena = _local_search(ctx, best_order, best_offsets, budget, rng)
+    best_offsets = _squeeze(ctx, best_offsets, best_arena, alignment, rng)
     return make_plan(records, best_offsets, alignment, "search")
+
+
+def _squeeze(
+    ctx: _Context, offsets: list[int], arena: int, alignment: int, rng: random.Random
+) -> list[int]:
+    """Ask the skyline search for plans under ever lower caps, 1% at a time; keep the last.
+
+    Each cap gets a few short randomised restarts (a fixed number of moves, so deterministic).
+    """
+    lower = ctx.lower_bound()
+    while arena > lower:
+        cap = max(lower, arena * 99 // 100 // alignment * alignment)
+        found = None
+        for attempt in range(3):
+            noise = 0.0 if attempt == 0 else 1.0
+            found = fill_skyline(ctx.first, ctx.last, ctx.sizes, cap, rng, 1500, noise)
+            if found is not None:
+                break
+        if found is None:
+            break
+        offsets, arena = found, ctx.arena(found)
+    return offsets
 
 
 class _Context:
