@@ -8,6 +8,7 @@ Two entry points, one op library:
   that compiler passes can optimise as a whole.
 """
 
+from chipsim.compiler import PIPELINE, compile
 from chipsim.errors import (
     ChipConfigError,
     ChipsimError,
@@ -61,6 +62,9 @@ from chipsim.frontend.functions import (
     transpose,
 )
 from chipsim.frontend.tracing import Jitted, jit, trace
+from chipsim.hw import Chip
+from chipsim.hw import get_chip as chip
+from chipsim.hw import list_chips as chips
 from chipsim.ir import (
     DType,
     Graph,
@@ -78,10 +82,17 @@ from chipsim.ir import (
     interpret,
     verify,
 )
+from chipsim.passes.fusion import Partition
+from chipsim.passes.memory import MemoryPlan, UsageRecord
+from chipsim.runtime import ChipDevice, Report
+from chipsim.runtime import make_device as device
+from chipsim.runtime.program import Program
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "PIPELINE",
+    "compile",
     "ChipConfigError",
     "ChipsimError",
     "ExecutionError",
@@ -113,8 +124,8 @@ __all__ = [
     "ge",
     "gelu",
     "gt",
-    "le",
     "layernorm",
+    "le",
     "log",
     "lt",
     "matmul",
@@ -138,6 +149,9 @@ __all__ = [
     "Jitted",
     "jit",
     "trace",
+    "Chip",
+    "chip",
+    "chips",
     "DType",
     "Graph",
     "GraphBuilder",
@@ -153,4 +167,11 @@ __all__ = [
     "i32",
     "interpret",
     "verify",
+    "Partition",
+    "MemoryPlan",
+    "UsageRecord",
+    "ChipDevice",
+    "Report",
+    "device",
+    "Program",
 ]

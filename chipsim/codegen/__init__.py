@@ -1,0 +1,16 @@
+"""Code generation: lower a kernel (one op or a fused group) to instructions for a chip.
+
+Eager execution and compiled programs share this one code generator."""
+
+from chipsim.codegen.kernel import KernelSpec, Location, kernel_name
+from chipsim.codegen.lower import KernelPlan, lower, plan_kernel, scratch_bytes
+
+__all__ = [
+    "KernelSpec",
+    "Location",
+    "kernel_name",
+    "KernelPlan",
+    "lower",
+    "plan_kernel",
+    "scratch_bytes",
+]

@@ -1,0 +1,85 @@
+"""What a kernel is: a group of nodes run as one launch, and where its tensors live.
+
+Eager mode makes one :class:`KernelSpec` per op; the compiler makes one per fused group.
+Both go through the same :func:`~chipsim.codegen.lower.lower`.
+
+Example:
+    >>> from chipsim.ir import GraphBuilder, f32
+    >>> b = GraphBuilder()
+    >>> x = b.input((4, 8), f32)
+    >>> y = b.op("relu", b.op("add", x, b.const(1.0)))
+    >>> g = b.build(y)
+    >>> kernel_name(g.nodes)
+    'fused_add_relu'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from chipsim.errors import PlanError
+from chipsim.ir.graph import Node, Value
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where a tensor lives: a memory level (``dram``, ``sram`` or ``reg``) and a byte offset."""
+
+    level: str
+    offset: int
+
+    def __post_init__(self) -> None:
+        if self.level not in ("dram", "sram", "reg"):
+            raise PlanError(f"Location level must be 'dram', 'sram' or 'reg', got {self.level!r}")
+        if not isinstance(self.offset, int) or self.offset < 0:
+            raise PlanError(f"Location offset must be an int >= 0, got {self.offset!r}")
+
+
+def kernel_name(nodes: Iterable[Node]) -> str:
+    """``"add"`` for one op, ``"fused_matmul_add_relu"`` for a group (constants left out)."""
+    ops = [n.op for n in nodes if n.op != "constant"]
+    if not ops:
+        return "constant"
+    return ops[0] if len(ops) == 1 else "fused_" + "_".join(ops)
+
+
+@dataclass(frozen=True, eq=False)
+class KernelSpec:
+    """A group of nodes from one graph, in topological order, to run as one kernel.
+
+    Attributes:
+        name: the kernel's name (see :func:`kernel_name`).
+        nodes: the group's nodes, in topological order.
+        inputs: values read from outside the group.
+        outputs: values the group writes out (read after the kernel).
+        location: where each input and output lives (and each constant the caller has
+            placed in DRAM; unplaced constants are written by the ALU as immediates).
+            Intermediates stay in SRAM; the kernel manages its own SRAM scratch.
+        sram_window: the SRAM byte range ``[lo, hi)`` the kernel may use as scratch
+            (default: all of SRAM). Keep tensors placed in SRAM outside it.
+        scratch: a DRAM area for intermediates when the group's working set does not fit
+            SRAM even in one-row tiles (see :func:`~chipsim.codegen.lower.scratch_bytes`).
+    """
+
+    name: str
+    nodes: tuple[Node, ...]
+    inputs: tuple[Value, ...]
+    outputs: tuple[Value, ...]
+    location: Mapping[Value, Location] = field(default_factory=dict)
+    sram_window: tuple[int, int] | None = None
+    scratch: Location | None = None
+
+    @staticmethod
+    def of(
+        nodes: Iterable[Node], outputs: Iterable[Value], location: Mapping[Value, Location]
+    ) -> KernelSpec:
+        """A spec whose name and inputs are derived from ``nodes``."""
+        nodes = tuple(nodes)
+        produced = {n.output for n in nodes}
+        inputs: dict[Value, None] = {}
+        for n in nodes:
+            for v in n.inputs:
+                if v not in produced:
+                    inputs.setdefault(v, None)
+        return KernelSpec(kernel_name(nodes), nodes, tuple(inputs), tuple(outputs), location)

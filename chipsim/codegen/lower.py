@@ -1,0 +1,392 @@
+"""Lowering: a :class:`KernelSpec` becomes a list of instructions for a chip.
+
+The recipe, the same for a single eager op and for a fused group:
+
+1. **Tile over rows.** Split the outputs along axis 0 into tiles small enough that each
+   tile's working set (its input rows, intermediates and output rows, twice over when
+   double buffering) fits SRAM, next to the tensors every tile needs whole (weights).
+2. **Stream.** For tile t: DMA-load tile t+1's inputs, compute tile t (each node on its unit,
+   intermediates stay in SRAM), DMA-store tile t's outputs. With two buffers per tensor the
+   DMA engine fills one while the units compute on the other: DMA overlaps compute. With one
+   buffer, each load must wait until the previous tile is done with it: no overlap.
+3. **Spill** when even a one-row tile does not fit: every node then reads and writes DRAM
+   directly (intermediates in a DRAM scratch area), paying DRAM bandwidth with no reuse.
+   Slower, never a failure; this is what over-fusion costs.
+
+Example:
+    >>> from chipsim.ir import GraphBuilder, f32
+    >>> from chipsim.hw import get_chip
+    >>> b = GraphBuilder()
+    >>> x = b.input((64, 32), f32); y = b.op("relu", x)
+    >>> k = KernelSpec.of([y_node := b.nodes[-1]], [y],
+    ...                   {x: Location("dram", 0), y: Location("dram", 8192)})
+    >>> plan_kernel(k, get_chip("edge-npu")).tiles
+    4
+    >>> [i.opcode for i in lower(k, get_chip("edge-npu"))][:4]
+    ['load', 'load', 'vec', 'store']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from chipsim.codegen.kernel import KernelSpec, Location
+from chipsim.codegen.rows import rowed_inputs, tile_attrs
+from chipsim.codegen.units import compute_instrs, immediate_instr
+from chipsim.errors import PlanError
+from chipsim.hw.chip import Chip
+from chipsim.hw.isa import Instr, Operand
+from chipsim.ir.graph import Node, Value
+from chipsim.ir.ops import check_attrs, get_op
+
+ALIGN = 64
+MIN_TILES = 4  # aim for at least this many tiles so that double buffering can overlap
+
+
+@dataclass(frozen=True, slots=True)
+class Home:
+    """Where a value sits during the kernel: per-tile buffers (``stream``) or one place."""
+
+    kind: str  # "stream" (one buffer per in-flight tile) or "whole"
+    level: str
+    offsets: tuple[int, ...]
+    rowed: bool  # may be sliced by rows
+
+
+@dataclass(frozen=True, slots=True)
+class KernelPlan:
+    """How a kernel will run: tiled in SRAM or spilled to DRAM, and with what tiles."""
+
+    mode: str  # "tiled" or "spill"
+    rows: int  # rows of the outputs (axis 0), 1 if untileable
+    rows_per_tile: int
+    tiles: int
+    buffers: int  # 2 when double buffering
+    sram_bytes: int  # scratch SRAM used
+    scratch_bytes: int  # DRAM scratch needed (spill mode)
+
+
+def _align(n: int) -> int:
+    return -(-n // ALIGN) * ALIGN
+
+
+class _Lowering:
+    """The state of lowering one kernel (one object per call; not part of the public API)."""
+
+    def __init__(self, kernel: KernelSpec, chip: Chip, double_buffer: bool) -> None:
+        self.k, self.chip, self.double_buffer = kernel, chip, double_buffer
+        self.produced = {n.output: n for n in kernel.nodes}
+        self.compute = [n for n in kernel.nodes if n.op != "constant"]
+        self.immediates = [
+            n for n in kernel.nodes if n.op == "constant" and n.output not in kernel.location
+        ]
+        self.external = list(kernel.inputs) + [
+            n.output for n in kernel.nodes if n.op == "constant" and n.output in kernel.location
+        ]
+        self._check()
+        self.spill = False
+        self.rows, self.rowed = self._row_analysis()
+        self.names = self._names()
+
+    # -- analysis ----------------------------------------------------------------------------
+    def _check(self) -> None:
+        k = self.k
+        if not k.nodes:
+            raise PlanError(f"kernel {k.name!r} has no nodes")
+        known = set(k.inputs) | set(self.produced)
+        for node in k.nodes:
+            for v in node.inputs:
+                if v not in known:
+                    raise PlanError(
+                        f"kernel {k.name!r}: {node.op} reads {v!r}, which is neither "
+                        f"a kernel input nor produced inside the group"
+                    )
+        for v in (*k.inputs, *k.outputs):
+            if v not in k.location:
+                raise PlanError(
+                    f"kernel {k.name!r}: no location for {v!r}; give every input "
+                    f"and output a Location"
+                )
+        for v in k.outputs:
+            if v not in self.produced:
+                raise PlanError(f"kernel {k.name!r}: output {v!r} is not produced by the group")
+
+    def _row_analysis(self) -> tuple[int, dict[Value, bool]]:
+        """Rows to tile over, and for each value whether every use may be row-sliced."""
+        outs = self.k.outputs
+        rows = outs[0].shape[0] if outs and outs[0].type.rank else 0
+        if rows < 2 or any(v.type.rank == 0 or v.shape[0] != rows for v in outs):
+            return 1, {}
+        need: dict[Value, bool] = dict.fromkeys(outs, True)
+        self.use_rowed: dict[tuple[int, int], bool] = {}
+        for i in range(len(self.compute) - 1, -1, -1):
+            node = self.compute[i]
+            flags = rowed_inputs(node, rows)
+            if flags is None or not need.get(node.output, True):
+                return 1, {}
+            for j, (v, flag) in enumerate(zip(node.inputs, flags)):
+                need[v] = need.get(v, True) and flag
+                self.use_rowed[(i, j)] = flag
+        return rows, need
+
+    def _names(self) -> dict[Value, str]:
+        names: dict[Value, str] = {}
+        for i, v in enumerate(self.k.inputs):
+            names[v] = v.hint or f"in{i}"
+        for i, n in enumerate(self.k.nodes):
+            names.setdefault(n.output, n.output.hint or f"{n.op}{i}")
+        for i, v in enumerate(self.k.outputs):
+            names[v] = v.hint or f"out{i}"
+        return names
+
+    def _is_alias(self, node: Node) -> bool:
+        """A reshape moves no data: its result shares its input's bytes (when it may)."""
+        if node.op != "reshape":
+            return False
+        if self.spill:
+            return node.output not in self.k.outputs
+        return node.output not in self._fixed_outputs()
+
+    def _fixed_outputs(self) -> set[Value]:
+        return {v for v in self.k.outputs if self.k.location[v].level != "dram"}
+
+    # -- planning ----------------------------------------------------------------------------
+    def plan(self, need_scratch: bool = True) -> tuple[KernelPlan, dict[Value, Home]]:
+        tiled = self._plan_tiled()
+        if tiled is not None:
+            return tiled
+        self.spill = True
+        return self._plan_spill(need_scratch)
+
+    def _stream_values(self) -> list[Value]:
+        """Values given per-tile SRAM buffers: rowed DRAM inputs, intermediates, DRAM outputs."""
+        k, fixed = self.k, self._fixed_outputs()
+        out: list[Value] = []
+        for v in self.external:
+            if self.rowed.get(v) and k.location[v].level == "dram":
+                out.append(v)
+        for n in self.compute:
+            if not self._is_alias(n) and n.output not in fixed and self.rowed.get(n.output):
+                out.append(n.output)
+        return out
+
+    def _whole_values(self, stream: list[Value]) -> list[Value]:
+        """Values given one SRAM buffer for the whole kernel."""
+        fixed, streamed = self._fixed_outputs(), set(stream)
+        vals = [
+            v for v in self.external if v not in streamed and self.k.location[v].level == "dram"
+        ]
+        vals += [n.output for n in self.immediates]
+        vals += [
+            n.output
+            for n in self.compute
+            if not self._is_alias(n) and n.output not in fixed and n.output not in streamed
+        ]
+        return vals
+
+    def _plan_tiled(self) -> tuple[KernelPlan, dict[Value, Home]] | None:
+        lo, hi = self.k.sram_window or (0, self.chip.sram.capacity_bytes)
+        rows = self.rows
+        stream = self._stream_values()
+        whole = self._whole_values(stream)
+        whole_bytes = sum(_align(v.type.nbytes) for v in whole)
+        row_bytes = sum(v.type.nbytes // rows for v in stream)
+        free = hi - lo - whole_bytes - 2 * ALIGN * len(stream)
+        if free < 0:
+            return None
+        per_tile = min(rows, free // (2 * row_bytes)) if row_bytes else rows
+        if per_tile < 1:
+            return None
+        per_tile = min(per_tile, max(-(-rows // MIN_TILES), self._rows_to_amortise(stream, rows)))
+        tiles = -(-rows // per_tile)
+        nbuf = 2 if self.double_buffer and tiles > 1 else 1
+        homes: dict[Value, Home] = {}
+        cursor = lo
+        for v in whole:
+            homes[v] = Home("whole", "sram", (cursor,), False)
+            cursor += _align(v.type.nbytes)
+        for v in stream:
+            size = _align(per_tile * (v.type.nbytes // rows))
+            homes[v] = Home("stream", "sram", tuple(cursor + b * size for b in range(nbuf)), True)
+            cursor += nbuf * size
+        self._place_fixed(homes)
+        plan = KernelPlan("tiled", rows, per_tile, tiles, nbuf, cursor - lo, 0)
+        return plan, homes
+
+    def _rows_to_amortise(self, stream: list[Value], rows: int) -> int:
+        """Rows per tile for a tile's DMA transfer to last as long as a DMA's fixed cost.
+
+        Smaller tiles would spend more time starting transfers than moving bytes.
+        """
+        chip = self.chip
+        fixed = chip.dma.setup_cycles + chip.dram.latency_cycles
+        dram_row_bytes = sum(
+            v.type.nbytes // rows
+            for v in stream
+            if v in self.k.location and self.k.location[v].level == "dram"
+        )
+        if not dram_row_bytes:
+            return 1
+        return -(-fixed * chip.dram.bytes_per_cycle // dram_row_bytes)
+
+    def _place_fixed(self, homes: dict[Value, Home]) -> None:
+        """Values with a location outside DRAM are used in place; reshapes alias their input."""
+        loc = self.k.location
+        for v in self.external:
+            if loc[v].level != "dram":
+                homes[v] = Home("whole", loc[v].level, (loc[v].offset,), True)
+        for v in self._fixed_outputs():
+            homes[v] = Home("whole", loc[v].level, (loc[v].offset,), True)
+        for n in self.compute:
+            if self._is_alias(n):
+                src = homes[n.inputs[0]]
+                homes[n.output] = Home(src.kind, src.level, src.offsets, src.rowed)
+
+    def _plan_spill(self, need_scratch: bool) -> tuple[KernelPlan, dict[Value, Home]]:
+        loc = self.k.location
+        homes: dict[Value, Home] = {}
+        for v in self.external:
+            homes[v] = Home("whole", loc[v].level, (loc[v].offset,), False)
+        for v in self.k.outputs:
+            homes[v] = Home("whole", loc[v].level, (loc[v].offset,), False)
+        base = self.k.scratch.offset if self.k.scratch else 0
+        cursor = 0
+        for n in (*self.immediates, *self.compute):
+            if n.output in homes:
+                continue
+            if self._is_alias(n):
+                homes[n.output] = homes[n.inputs[0]]
+                continue
+            homes[n.output] = Home("whole", "dram", (base + cursor,), False)
+            cursor += _align(n.output.type.nbytes)
+        if cursor and self.k.scratch is None and need_scratch:
+            raise PlanError(
+                f"kernel {self.k.name!r}: its working set does not fit SRAM even one row at a "
+                f"time, so its intermediates spill to DRAM and need {cursor} bytes of scratch; "
+                f"pass KernelSpec(scratch=Location('dram', offset)) or split the group"
+            )
+        return KernelPlan("spill", 1, 1, 1, 1, 0, cursor), homes
+
+    # -- emission ----------------------------------------------------------------------------
+    def emit(self, plan: KernelPlan, homes: dict[Value, Home]) -> list[Instr]:
+        self.plan_, self.homes = plan, homes
+        prog: list[Instr] = []
+        for n in self.immediates:
+            prog.append(immediate_instr(n, self._view(n.output, 0, False), self.chip, self.k.name))
+        for v in self.external:  # whole inputs: loaded once
+            if (
+                homes[v].level == "sram"
+                and homes[v].kind == "whole"
+                and self.k.location[v].level == "dram"
+            ):
+                prog.append(self._dma("load", self._dram(v, 0, False), self._view(v, 0, False)))
+        stream_in = [v for v in self.external if homes[v].kind == "stream"]
+        stream_out = [v for v in self.k.outputs if homes[v].kind == "stream"]
+        for v in stream_in:
+            prog.append(self._dma("load", self._dram(v, 0, True), self._view(v, 0, True)))
+        for t in range(plan.tiles):
+            if t + 1 < plan.tiles:  # prefetch the next tile before computing this one
+                for v in stream_in:
+                    prog.append(
+                        self._dma("load", self._dram(v, t + 1, True), self._view(v, t + 1, True))
+                    )
+            prog += self._compute_tile(t)
+            for v in stream_out:
+                prog.append(self._dma("store", self._view(v, t, True), self._dram(v, t, True)))
+        for v in self.k.outputs:  # whole outputs: stored once
+            if (
+                homes[v].level == "sram"
+                and homes[v].kind == "whole"
+                and self.k.location[v].level == "dram"
+            ):
+                prog.append(self._dma("store", self._view(v, 0, False), self._dram(v, 0, False)))
+        return prog
+
+    def _tile_rows(self, t: int) -> tuple[int, int]:
+        r = self.plan_.rows_per_tile
+        return t * r, min(self.plan_.rows, (t + 1) * r) - t * r
+
+    def _shape(self, v: Value, t: int, rowed: bool) -> tuple[tuple[int, ...], int]:
+        """Shape of ``v`` in tile ``t`` and the byte offset of its first row."""
+        if not rowed or self.plan_.mode == "spill" or self.rows < 2:
+            return v.shape, 0
+        r0, nrows = self._tile_rows(t)
+        return (nrows, *v.shape[1:]), r0 * (v.type.nbytes // self.rows)
+
+    def _view(self, v: Value, t: int, rowed: bool) -> Operand:
+        home = self.homes[v]
+        shape, row_offset = self._shape(v, t, rowed)
+        if home.kind == "stream":
+            offset = home.offsets[t % len(home.offsets)]
+        else:
+            offset = home.offsets[0] + (row_offset if rowed else 0)
+        return Operand(home.level, offset, shape, v.dtype.name, None, self.names[v])
+
+    def _dram(self, v: Value, t: int, rowed: bool) -> Operand:
+        shape, row_offset = self._shape(v, t, rowed)
+        loc: Location = self.k.location[v]
+        return Operand("dram", loc.offset + row_offset, shape, v.dtype.name, None, self.names[v])
+
+    def _dma(self, opcode: str, src: Operand, dst: Operand) -> Instr:
+        return Instr(
+            opcode,
+            "dma",
+            (src,),
+            (dst,),
+            work=src.nbytes,
+            hw_ops=1,
+            kernel=self.k.name,
+            label=f"{opcode} {src.name}",
+        )
+
+    def _compute_tile(self, t: int) -> list[Instr]:
+        instrs: list[Instr] = []
+        split = self.plan_.mode == "tiled" and self.rows >= 2
+        for i, node in enumerate(self.compute):
+            if self._is_alias(node):
+                continue
+            srcs = tuple(
+                self._view(v, t, split and self.use_rowed[(i, j)])
+                for j, v in enumerate(node.inputs)
+            )
+            dst = self._view(node.output, t, split)
+            out_type = node.type.with_shape(dst.shape)
+            attrs = check_attrs(get_op(node.op), tile_attrs(node, out_type))
+            label = node.op if self.plan_.tiles == 1 else f"{node.op} tile {t}"
+            instrs += compute_instrs(
+                node, srcs, dst, out_type, attrs, self.chip, self.k.name, label
+            )
+        return instrs
+
+
+def plan_kernel(kernel: KernelSpec, chip: Chip, *, double_buffer: bool = True) -> KernelPlan:
+    """How ``kernel`` will be tiled on ``chip`` (mode, tiles, SRAM and DRAM scratch bytes)."""
+    return _Lowering(kernel, chip, double_buffer).plan(need_scratch=False)[0]
+
+
+def scratch_bytes(kernel: KernelSpec, chip: Chip) -> int:
+    """DRAM bytes ``kernel`` needs for spilled intermediates (0 when it fits SRAM)."""
+    return plan_kernel(kernel, chip).scratch_bytes
+
+
+def lower(
+    kernel: KernelSpec, chip: Chip, *, double_buffer: bool = True, launch: str | None = None
+) -> list[Instr]:
+    """The instructions that run ``kernel`` on ``chip``.
+
+    Args:
+        kernel: the group of nodes and where its inputs and outputs live.
+        chip: the target chip.
+        double_buffer: give streamed tensors two SRAM buffers so DMA overlaps compute.
+        launch: prepend a kernel launch: ``"eager"`` (dispatch from Python) or ``"graph"``
+            (next kernel of a compiled program); ``None`` for no launch instruction.
+    """
+    lowering = _Lowering(kernel, chip, double_buffer)
+    plan, homes = lowering.plan()
+    prog = lowering.emit(plan, homes)
+    if launch is not None:
+        if launch not in ("eager", "graph"):
+            raise PlanError(f"launch must be 'eager', 'graph' or None, got {launch!r}")
+        opcode = "launch" if launch == "eager" else "launch_graph"
+        prog.insert(0, Instr(opcode, "host", kernel=kernel.name, label=f"launch {kernel.name}"))
+    return prog

@@ -1,0 +1,330 @@
+"""The description of a simulated chip: a frozen composition of small dataclasses.
+
+A :class:`Chip` says how fast each execution unit is, how big and fast each memory is,
+what a kernel launch costs and how much energy each action takes. It never says what an op
+*means*: changing a chip changes times, never results.
+
+Presets live as TOML files in ``chipsim/hw/presets/``; every figure there names its source.
+
+Example:
+    >>> from chipsim.hw import get_chip
+    >>> npu = get_chip("edge-npu")
+    >>> npu.simd.lanes, npu.tensor_core.tile
+    (8, (4, 4, 4))
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from chipsim.errors import ChipConfigError
+
+PRESET_DIR = Path(__file__).parent / "presets"
+
+
+@dataclass(frozen=True, slots=True)
+class ALU:
+    """Scalar arithmetic units: ``count`` of them, each ``cycles_per_op`` cycles per operation."""
+
+    count: int = 1
+    cycles_per_op: int = 1
+    fixed_cycles: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class MACArray:
+    """A multiply-accumulate array: ``macs_per_cycle`` MACs every cycle, any shape."""
+
+    macs_per_cycle: int = 16
+    fixed_cycles: int = 4
+
+
+@dataclass(frozen=True, slots=True)
+class SIMD:
+    """A vector unit: ``lanes`` elements per instruction ("eight additions at once")."""
+
+    lanes: int = 8
+    count: int = 1  # vector units working side by side
+    fixed_cycles: int = 2
+
+
+@dataclass(frozen=True, slots=True)
+class TensorCore:
+    """A matrix unit: one operation multiplies an (m, k) tile by a (k, n) tile and accumulates."""
+
+    tile: tuple[int, int, int] = (4, 4, 4)  # (m, n, k)
+    count: int = 1  # tile operations started per ``cycles_per_tile`` cycles
+    cycles_per_tile: int = 1
+    fixed_cycles: int = 4
+
+
+@dataclass(frozen=True, slots=True)
+class DMA:
+    """DMA engines move data between memories without using a compute unit.
+
+    The engines are modelled as one in-order queue with their aggregate bandwidth.
+    """
+
+    engines: int = 1
+    bytes_per_cycle: int = 16
+    setup_cycles: int = 32
+
+
+@dataclass(frozen=True, slots=True)
+class DRAM:
+    """Off-chip memory: large, slow, far away."""
+
+    capacity_bytes: int = 64 * 2**20
+    bytes_per_cycle: int = 16
+    latency_cycles: int = 100
+
+
+@dataclass(frozen=True, slots=True)
+class SRAM:
+    """On-chip scratchpad (or last-level cache on a GPU): small, fast."""
+
+    capacity_bytes: int = 512 * 2**10
+    bytes_per_cycle: int = 128
+
+
+@dataclass(frozen=True, slots=True)
+class Registers:
+    """The register file the units compute from."""
+
+    capacity_bytes: int = 4 * 2**10
+
+
+@dataclass(frozen=True, slots=True)
+class Launch:
+    """Cost of starting a kernel: from Python (eager dispatch) or inside a compiled program."""
+
+    eager_cycles: int = 2000
+    graph_cycles: int = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Energy:
+    """Energy per action in picojoules, and where the figures come from."""
+
+    mac_pj: float = 1.5
+    op_pj: float = 0.4
+    dram_byte_pj: float = 160.0
+    sram_byte_pj: float = 2.5
+    reg_byte_pj: float = 0.1
+    source: str = "Horowitz, 'Computing's energy problem', ISSCC 2014 (45 nm)"
+
+
+_PARTS = {
+    "alu": ALU,
+    "mac": MACArray,
+    "simd": SIMD,
+    "tensor_core": TensorCore,
+    "dma": DMA,
+    "dram": DRAM,
+    "sram": SRAM,
+    "registers": Registers,
+    "launch": Launch,
+    "energy": Energy,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Chip:
+    """A whole chip: clock, execution units, memories, launch costs and energy table."""
+
+    name: str = "edge-npu"
+    clock_hz: int = 1_000_000_000
+    description: str = ""
+    alu: ALU = field(default_factory=ALU)
+    mac: MACArray = field(default_factory=MACArray)
+    simd: SIMD = field(default_factory=SIMD)
+    tensor_core: TensorCore = field(default_factory=TensorCore)
+    dma: DMA = field(default_factory=DMA)
+    dram: DRAM = field(default_factory=DRAM)
+    sram: SRAM = field(default_factory=SRAM)
+    registers: Registers = field(default_factory=Registers)
+    launch: Launch = field(default_factory=Launch)
+    energy: Energy = field(default_factory=Energy)
+
+    # -- derived peaks (per cycle and per second) -----------------------------------------
+    @property
+    def tensor_flops_per_cycle(self) -> int:
+        m, n, k = self.tensor_core.tile
+        return 2 * m * n * k * self.tensor_core.count // self.tensor_core.cycles_per_tile
+
+    @property
+    def vector_flops_per_cycle(self) -> int:
+        """Peak of the SIMD units, counting a fused multiply-add as two FLOPs."""
+        return 2 * self.simd.lanes * self.simd.count
+
+    @property
+    def peak_flops(self) -> float:
+        """The chip's highest FLOP/s (its tensor core, or its vector units if faster)."""
+        return max(self.tensor_flops_per_cycle, self.vector_flops_per_cycle) * self.clock_hz
+
+    @property
+    def dram_bandwidth(self) -> float:
+        """DRAM bytes per second."""
+        return self.dram.bytes_per_cycle * self.clock_hz
+
+    def seconds(self, cycles: int) -> float:
+        return cycles / self.clock_hz
+
+    def cycles(self, seconds: float) -> int:
+        return math.ceil(seconds * self.clock_hz)
+
+    def __str__(self) -> str:
+        t = self.tensor_flops_per_cycle * self.clock_hz / 1e12
+        v = self.vector_flops_per_cycle * self.clock_hz / 1e12
+        return (
+            f"{self.name}: {self.clock_hz / 1e9:g} GHz, tensor {t:.3g} TFLOP/s, "
+            f"vector {v:.3g} TFLOP/s, DRAM {self.dram_bandwidth / 1e9:.4g} GB/s "
+            f"({_size(self.dram.capacity_bytes)}), SRAM {_size(self.sram.capacity_bytes)}, "
+            f"eager launch {self.launch.eager_cycles / self.clock_hz * 1e6:.3g} us"
+        )
+
+    # -- loading ---------------------------------------------------------------------------
+    @staticmethod
+    def from_dict(data: dict[str, Any], source: str = "<dict>") -> Chip:
+        """Build a chip from nested dicts (as read from TOML/JSON), checking every field."""
+        if not isinstance(data, dict):
+            raise ChipConfigError(f"{source}: expected a table of chip fields")
+        top: dict[str, Any] = {}
+        for key, value in data.items():
+            if key in _PARTS:
+                top[key] = _build_part(key, _PARTS[key], value, source)
+            elif key in ("name", "description"):
+                if not isinstance(value, str):
+                    raise ChipConfigError(f"{source}: {key}: expected a string, got {value!r}")
+                top[key] = value
+            elif key == "clock_hz":
+                top[key] = _positive_int("clock_hz", value, source)
+            else:
+                known = ", ".join(["name", "clock_hz", "description", *_PARTS])
+                raise ChipConfigError(f"{source}: unknown field {key!r}; known fields: {known}")
+        return Chip(**top)
+
+    @staticmethod
+    def from_file(path: str | Path) -> Chip:
+        """Load a chip from a TOML or JSON file (see ``chipsim/hw/presets/`` for examples)."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ChipConfigError(f"cannot read chip file {path}: {exc}") from None
+        if path.suffix == ".json":
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ChipConfigError(f"{path}: invalid JSON: {exc}") from None
+        else:
+            data = _load_toml(text, str(path))
+        return Chip.from_dict(data, str(path))
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale:
+            return f"{n / scale:.4g} {unit}"
+    return f"{n} B"
+
+
+def _positive_int(name: str, value: Any, source: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ChipConfigError(f"{source}: {name}: expected a positive int, got {value!r}")
+    return value
+
+
+def _build_part(section: str, cls: type, values: Any, source: str) -> Any:
+    if not isinstance(values, dict):
+        raise ChipConfigError(f"{source}: {section}: expected a table, got {values!r}")
+    names = {f.name: f for f in dataclasses.fields(cls)}
+    kwargs: dict[str, Any] = {}
+    for key, value in values.items():
+        where = f"{section}.{key}"
+        if key not in names:
+            raise ChipConfigError(f"{source}: unknown field {where!r}; known: {', '.join(names)}")
+        default = names[key].default
+        if isinstance(default, str):
+            if not isinstance(value, str):
+                raise ChipConfigError(f"{source}: {where}: expected a string, got {value!r}")
+        elif isinstance(default, tuple):
+            if not isinstance(value, (list, tuple)) or len(value) != len(default):
+                raise ChipConfigError(
+                    f"{source}: {where}: expected {len(default)} positive ints, got {value!r}"
+                )
+            value = tuple(_positive_int(where, v, source) for v in value)
+        elif isinstance(default, float):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                raise ChipConfigError(f"{source}: {where}: expected a number >= 0, got {value!r}")
+            value = float(value)
+        else:
+            value = _positive_int(where, value, source)
+        kwargs[key] = value
+    return cls(**kwargs)
+
+
+def _load_toml(text: str, source: str) -> dict[str, Any]:
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10: a tiny parser for the subset the presets use
+        return _mini_toml(text, source)
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ChipConfigError(f"{source}: invalid TOML: {exc}") from None
+
+
+def _mini_toml(text: str, source: str) -> dict[str, Any]:
+    """Parse ``[section]`` headers and ``key = value`` lines (numbers, strings, int arrays)."""
+    data: dict[str, Any] = {}
+    table = data
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("["):
+            table = data.setdefault(line[1 : line.index("]")].strip(), {})
+            continue
+        key, sep, value = line.partition("=")
+        if not sep:
+            raise ChipConfigError(f"{source}:{lineno}: expected 'key = value', got {raw!r}")
+        value = value.strip()
+        if value.startswith('"'):
+            table[key.strip()] = value[1 : value.index('"', 1)]
+        else:
+            table[key.strip()] = json.loads(value.split("#", 1)[0].replace("_", ""))
+    return data
+
+
+def list_chips() -> list[str]:
+    """Names of the preset chips, sorted."""
+    return sorted(p.stem for p in PRESET_DIR.glob("*.toml"))
+
+
+def get_chip(name: str | Chip) -> Chip:
+    """A preset chip by name (``"edge-npu"``, ``"datacenter-gpu"``, ``"cpu-simd"``), or a path.
+
+    Example:
+        >>> get_chip("datacenter-gpu").simd.lanes
+        32
+    """
+    if isinstance(name, Chip):
+        return name
+    path = PRESET_DIR / f"{name}.toml"
+    if path.exists():
+        return Chip.from_file(path)
+    if Path(name).suffix in (".toml", ".json") and Path(name).exists():
+        return Chip.from_file(name)
+    raise ChipConfigError(
+        f"unknown chip {name!r}; presets: {', '.join(list_chips())} "
+        f"(or give the path of a .toml/.json chip file)"
+    )

@@ -1,0 +1,250 @@
+"""The instruction set of the simulated chip and what each instruction costs.
+
+The style is a decoupled access/execute accelerator: DMA instructions move tensors between
+DRAM and SRAM, compute instructions read and write SRAM on one execution unit, and host
+instructions launch kernels or wait for the chip. One instruction may stand for many
+hardware operations (a *macro-instruction*): an ``mma`` over an (m, k) x (k, n) tile is
+``ceil(m/4) * ceil(n/4) * ceil(k/4)`` operations of a 4x4x4 tensor core, and
+:attr:`Instr.hw_ops` reports that count.
+
+Every instruction costs ``fixed + ceil(work / throughput)`` cycles, with the constants
+taken from the :class:`~chipsim.hw.chip.Chip` (see :func:`cost`).
+
+Example:
+    >>> from chipsim.hw import get_chip, Operand, Instr, cost
+    >>> chip = get_chip("edge-npu")
+    >>> x = Operand("sram", 0, (64,), "f32")
+    >>> add = Instr("vec", "simd", (x, x), (x,), work=64, hw_ops=8, flops=64)
+    >>> cost(add, chip)   # 2 fixed + 64 elements / 8 lanes
+    10
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from chipsim.errors import SimulationError
+from chipsim.hw.chip import Chip
+
+#: Execution units, in the order timelines draw them.
+UNITS: tuple[str, ...] = ("host", "alu", "mac", "simd", "tensor", "dma")
+UNIT_TITLES = {
+    "host": "Launch",
+    "alu": "ALU",
+    "mac": "MAC array",
+    "simd": "SIMD",
+    "tensor": "Tensor Core",
+    "dma": "DMA",
+}
+LEVELS: tuple[str, ...] = ("dram", "sram", "reg")
+
+#: Opcode -> unit that runs it.
+OPCODES: dict[str, str] = {
+    "load": "dma",
+    "store": "dma",
+    "copy": "dma",
+    "mma": "tensor",
+    "mac": "mac",
+    "vec": "simd",
+    "scalar": "alu",
+    "launch": "host",
+    "launch_graph": "host",
+    "sync": "host",
+}
+
+#: Storage formats of the memories: name -> (numpy storage name, bytes per element).
+#: ``bf16`` is stored as the top 16 bits of a float32, as real hardware does.
+STORAGE: dict[str, tuple[str, int]] = {
+    "f32": ("float32", 4),
+    "f16": ("float16", 2),
+    "bf16": ("uint16", 2),
+    "i8": ("int8", 1),
+    "i32": ("int32", 4),
+    "i64": ("int64", 8),
+    "bool": ("bool", 1),
+    "u8": ("uint8", 1),
+}
+
+#: Vector-unit issue slots per element. Cheap arithmetic takes one slot; transcendental
+#: functions run as short polynomial sequences (several slots), as on real vector units.
+#: A slot never does more than two FLOPs, so no op beats the vector FLOP/s peak.
+VECTOR_SLOTS: dict[str, int] = {
+    "add": 1,
+    "sub": 1,
+    "mul": 1,
+    "neg": 1,
+    "relu": 1,
+    "maximum": 1,
+    "minimum": 1,
+    "gt": 1,
+    "lt": 1,
+    "eq": 1,
+    "where": 1,
+    "cast": 1,
+    "copy": 1,
+    "sum": 1,
+    "max": 1,
+    "mean": 1,
+    "div": 4,
+    "exp": 4,
+    "log": 4,
+    "sqrt": 4,
+    "rsqrt": 4,
+    "tanh": 6,
+    "sigmoid": 6,
+    "gelu": 8,
+    "softmax": 8,
+    "layernorm": 8,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Operand:
+    """A tensor in one memory: bytes at ``offset`` viewed as ``shape`` elements of ``dtype``.
+
+    ``strides`` (in elements) describe a strided view, e.g. a column block of a matrix;
+    ``None`` means dense row-major.
+    """
+
+    level: str
+    offset: int
+    shape: tuple[int, ...]
+    dtype: str
+    strides: tuple[int, ...] | None = None
+    name: str = ""
+
+    @property
+    def itemsize(self) -> int:
+        return STORAGE[self.dtype][1]
+
+    @property
+    def numel(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes this operand covers (elements x element size)."""
+        return self.numel * self.itemsize
+
+    def byte_range(self) -> tuple[int, int]:
+        """The lowest byte and one past the highest byte this operand touches."""
+        if self.numel == 0:
+            return self.offset, self.offset
+        if self.strides is None:
+            return self.offset, self.offset + self.nbytes
+        last = sum((d - 1) * s for d, s in zip(self.shape, self.strides))
+        return self.offset, self.offset + (last + 1) * self.itemsize
+
+    def with_shape(self, shape: tuple[int, ...]) -> Operand:
+        return Operand(self.level, self.offset, tuple(shape), self.dtype, None, self.name)
+
+    def __str__(self) -> str:
+        dims = ",".join(str(d) for d in self.shape)
+        tag = f"{self.name}@" if self.name else ""
+        return f"{tag}{self.level}[{self.offset}]:{self.dtype}[{dims}]"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Instr:
+    """One instruction.
+
+    Attributes:
+        opcode: what it does (``load``, ``store``, ``copy``, ``mma``, ``mac``, ``vec``,
+            ``scalar``, ``launch``, ``launch_graph``, ``sync``).
+        unit: the unit that runs it (see :data:`OPCODES`).
+        srcs, dsts: the tensors it reads and writes.
+        work: units of work for the cost formula: bytes (dma), tile operations (tensor),
+            MACs (mac), element-slots (simd), scalar operations (alu).
+        hw_ops: how many hardware operations this macro-instruction stands for.
+        flops: useful floating-point operations (for rooflines and energy).
+        fn: the functional semantics, ``fn(*src_arrays) -> array or tuple of arrays``;
+            ``None`` for pure data movement (DMA copies src to dst) or timing-only work.
+        kernel: name of the kernel the instruction belongs to.
+        label: a short human description (e.g. ``"matmul rows 0:16"``).
+    """
+
+    opcode: str
+    unit: str
+    srcs: tuple[Operand, ...] = ()
+    dsts: tuple[Operand, ...] = ()
+    work: int = 0
+    hw_ops: int = 0
+    flops: int = 0
+    fn: Callable[..., Any] | None = None
+    kernel: str = ""
+    label: str = ""
+
+    def __str__(self) -> str:
+        ins = ", ".join(str(s) for s in self.srcs)
+        outs = ", ".join(str(d) for d in self.dsts)
+        text = f"{self.opcode}.{self.unit} {outs} <- {ins}"
+        return f"{text}  # {self.label}" if self.label else text
+
+
+def mma_ops(chip: Chip, m: int, n: int, k: int, batch: int = 1) -> int:
+    """Tensor-core operations for ``batch`` (m, k) x (k, n) products."""
+    tm, tn, tk = chip.tensor_core.tile
+    return batch * -(-m // tm) * -(-n // tn) * -(-k // tk)
+
+
+def simd_ops(chip: Chip, elements: int, slots: int = 1) -> int:
+    """Vector instructions for ``elements`` elements, ``slots`` slots each."""
+    return -(-elements // chip.simd.lanes) * slots
+
+
+def _dma_cycles(instr: Instr, chip: Chip) -> int:
+    levels = {o.level for o in (*instr.srcs, *instr.dsts)}
+    bpc = chip.dma.bytes_per_cycle
+    fixed = chip.dma.setup_cycles
+    if "dram" in levels:
+        bpc = min(bpc, chip.dram.bytes_per_cycle)
+        fixed += chip.dram.latency_cycles
+    if "sram" in levels:
+        bpc = min(bpc, chip.sram.bytes_per_cycle)
+    return fixed + -(-instr.work // bpc)
+
+
+def cost(instr: Instr, chip: Chip) -> int:
+    """Cycles ``instr`` occupies its unit on ``chip``: ``fixed + ceil(work / throughput)``.
+
+    A compute instruction is also never faster than its SRAM traffic allows; one whose
+    operands sit in DRAM (a *spill*) stalls on them: it pays their DRAM transfer time on top,
+    with no overlap, as a unit waiting on cache misses does.
+    """
+    unit = instr.unit
+    if unit == "dma":
+        return _dma_cycles(instr, chip)
+    if unit == "host":
+        if instr.opcode == "launch":
+            return chip.launch.eager_cycles
+        if instr.opcode == "launch_graph":
+            return chip.launch.graph_cycles
+        return 0
+    if unit == "tensor":
+        tc = chip.tensor_core
+        fixed, busy = tc.fixed_cycles, -(-instr.work // tc.count) * tc.cycles_per_tile
+    elif unit == "simd":
+        fixed, busy = chip.simd.fixed_cycles, -(-instr.work // (chip.simd.lanes * chip.simd.count))
+    elif unit == "mac":
+        fixed, busy = chip.mac.fixed_cycles, -(-instr.work // chip.mac.macs_per_cycle)
+    elif unit == "alu":
+        fixed, busy = (
+            chip.alu.fixed_cycles,
+            -(-instr.work * chip.alu.cycles_per_op // chip.alu.count),
+        )
+    else:
+        raise SimulationError(f"instruction {instr}: unknown unit {unit!r}; use one of {UNITS}")
+    sram = dram = 0
+    for o in (*instr.srcs, *instr.dsts):
+        if o.level == "sram":
+            sram += o.nbytes
+        elif o.level == "dram":
+            dram += o.nbytes
+    busy = max(busy, -(-sram // chip.sram.bytes_per_cycle))
+    if dram:
+        fixed += chip.dram.latency_cycles
+        busy += -(-dram // chip.dram.bytes_per_cycle)
+    return fixed + busy

@@ -1,0 +1,263 @@
+"""A compiled :class:`Program`: kernels, memory layout and instructions for one chip.
+
+Made by :func:`chipsim.compile`. Calling it runs the instructions on a fresh simulator
+(functional mode) and returns the outputs; :attr:`Program.report` is the cost of a run,
+which does not depend on the input values (so it is computed once, in timing-only mode).
+
+Memory layout:
+
+* **DRAM**: weights, then the graph inputs, then the outputs, then the spilled part of the
+  activation arena, then scratch for kernels that spill their tiles.
+* **SRAM**: the activation arena at ``[0, arena budget)``, tile scratch for the kernels above
+  it (``KernelSpec.sram_window``).
+* **registers**: small constants (a bias), loaded before the first kernel.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from chipsim.codegen.kernel import KernelSpec, Location
+from chipsim.codegen.lower import lower, scratch_bytes
+from chipsim.errors import ExecutionError
+from chipsim.hw.chip import Chip
+from chipsim.hw.isa import Instr, Operand
+from chipsim.hw.simulator import Simulator
+from chipsim.ir.graph import Graph, Value
+from chipsim.ir.interpreter import bind_inputs
+from chipsim.passes.fusion import Partition
+from chipsim.passes.memory import MemoryPlan
+from chipsim.passes.placement import DRAM, REG, SRAM, Placement, arena_budget
+from chipsim.runtime.report import KernelSpan, Report
+
+ALIGN = 64
+
+
+def _align(n: int) -> int:
+    return -(-n // ALIGN) * ALIGN
+
+
+def _operand(loc: Location, v: Value, name: str) -> Operand:
+    return Operand(loc.level, loc.offset, v.shape, v.dtype.name, None, name)
+
+
+class Program:
+    """A graph compiled for a chip: call it with arrays to run it on the simulator.
+
+    Attributes:
+        graph: the (simplified) graph that was compiled.
+        chip: the target chip.
+        partition: the fusion partition (one group per kernel).
+        plan: the memory plan of the activations passed between kernels.
+        placement: the memory level of every tensor (print it: W in DRAM, x in SRAM, ...).
+        kernels: one :class:`KernelSpec` per group, in run order.
+        instructions: the whole program, kernel after kernel.
+    """
+
+    def __init__(
+        self,
+        graph: Graph,
+        chip: Chip,
+        partition: Partition,
+        plan: MemoryPlan,
+        placement: Placement,
+        *,
+        double_buffer: bool = True,
+    ) -> None:
+        self.graph, self.chip, self.partition = graph, chip, partition
+        self.plan, self.placement = plan, placement
+        self.locations = self._layout()
+        self.kernels = self._kernels()
+        self.instructions: list[Instr] = []
+        self._spans: list[KernelSpan] = []
+        self._emit_input_loads()
+        for kernel in self.kernels:
+            first = len(self.instructions)
+            self.instructions += lower(kernel, chip, double_buffer=double_buffer, launch="graph")
+            self._spans.append(KernelSpan(kernel.name, first, len(self.instructions)))
+
+    # -- layout -------------------------------------------------------------------------------
+    def _layout(self) -> dict[Value, Location]:
+        """DRAM/SRAM/register address of every tensor the program keeps between kernels."""
+        graph, slots = self.graph, self.placement.slots
+        loc: dict[Value, Location] = {}
+        dram = reg = 0
+        self._host_inputs: dict[Value, Location] = {}
+        for node in graph.nodes:
+            slot = slots.get(node.output)
+            if node.op != "constant" or slot is None:
+                continue
+            if slot.level == REG:
+                loc[node.output] = Location(REG, reg)
+                reg += _align(node.type.nbytes)
+            else:
+                loc[node.output] = Location(DRAM, dram)
+                dram += _align(node.type.nbytes)
+        for v in graph.inputs:
+            self._host_inputs[v] = Location(DRAM, dram)
+            dram += _align(v.type.nbytes)
+        for v in graph.outputs:
+            if v not in loc and v not in self._host_inputs:
+                loc[v] = Location(DRAM, dram)
+                dram += _align(v.type.nbytes)
+        spill_base = dram
+        dram += _align(self.plan.arena_size)
+        for v, slot in slots.items():
+            if slot.role not in ("input", "intermediate") or v in graph.outputs:
+                continue
+            if v in graph.inputs and slot.level == DRAM and v in self._host_inputs:
+                # an input that does not fit on chip is read where the host put it
+                if slot.offset + v.type.nbytes > arena_budget(self.chip):
+                    loc[v] = Location(DRAM, spill_base + slot.offset)
+                    continue
+            loc[v] = Location(
+                SRAM if slot.level == SRAM else DRAM,
+                slot.offset if slot.level == SRAM else spill_base + slot.offset,
+            )
+        for v, where in self._host_inputs.items():
+            loc.setdefault(v, where)
+        self._scratch_base = _align(dram)
+        self._reg_bytes = reg
+        return loc
+
+    def _kernels(self) -> list[KernelSpec]:
+        graph = self.graph
+        users = graph.users()
+        outputs = set(graph.outputs)
+        window = (arena_budget(self.chip), self.chip.sram.capacity_bytes)
+        kernels = []
+        for group in self.partition.groups:
+            nodes = [graph.nodes[i] for i in group]
+            inside = {n for n in nodes}
+            outs = [
+                n.output
+                for n in nodes
+                if n.output in outputs or any(u not in inside for u in users[n.output])
+            ]
+            spec = KernelSpec.of(nodes, outs, {})
+            where = {
+                v: self.locations[v] for v in (*spec.inputs, *spec.outputs) if v in self.locations
+            }
+            missing = [v for v in spec.outputs if v not in where]
+            if missing:
+                raise ExecutionError(
+                    f"kernel {spec.name}: no memory for {missing[0]}; this is a compiler bug"
+                )
+            spec = KernelSpec(spec.name, spec.nodes, spec.inputs, spec.outputs, where, window)
+            need = scratch_bytes(spec, self.chip)
+            if need:
+                spec = KernelSpec(
+                    spec.name,
+                    spec.nodes,
+                    spec.inputs,
+                    spec.outputs,
+                    where,
+                    window,
+                    Location(DRAM, self._scratch_base),
+                )
+            kernels.append(spec)
+        names = [k.name for k in kernels]
+        for i, k in enumerate(kernels):  # unique, readable names: fused_add_relu, fused_add_relu_1
+            if names.count(k.name) > 1:
+                nth = names[:i].count(k.name)
+                if nth:
+                    kernels[i] = KernelSpec(
+                        f"{k.name}_{nth}",
+                        k.nodes,
+                        k.inputs,
+                        k.outputs,
+                        k.location,
+                        k.sram_window,
+                        k.scratch,
+                    )
+        return kernels
+
+    def _emit_input_loads(self) -> None:
+        """Copy the graph inputs that live on chip from where the host wrote them (DRAM)."""
+        names = self.graph.names()
+        first = len(self.instructions)
+        for v, host in self._host_inputs.items():
+            target = self.locations.get(v)
+            if target is not None and target != host:
+                self.instructions.append(
+                    Instr(
+                        "load",
+                        "dma",
+                        (_operand(host, v, names[v]),),
+                        (_operand(target, v, names[v]),),
+                        work=v.type.nbytes,
+                        kernel="load_inputs",
+                        label=f"load input {names[v]}",
+                    )
+                )
+        if len(self.instructions) > first:
+            self._spans.append(KernelSpan("load_inputs", first, len(self.instructions)))
+
+    # -- running ------------------------------------------------------------------------------
+    def _simulator(self, args: Sequence[Any], functional: bool) -> Simulator:
+        sim = Simulator(self.chip, functional=functional)
+        if functional:
+            env = bind_inputs(self.graph, tuple(args))
+            names = self.graph.names()
+            for node in self.graph.nodes:
+                where = self.locations.get(node.output)
+                if node.op == "constant" and where is not None:
+                    sim.memory[where.level].write(
+                        _operand(where, node.output, names[node.output]),
+                        node.attrs["value"].array(),
+                    )
+            for v, where in self._host_inputs.items():
+                sim.memory["dram"].write(_operand(where, v, names[v]), env[v])
+        return sim
+
+    def run(self, *args: Any, functional: bool = True) -> tuple[list[np.ndarray], Report]:
+        """Run on a fresh simulator; return (outputs, report). ``functional=False`` skips
+        the numpy work and returns no outputs (the report is identical)."""
+        sim = self._simulator(args, functional)
+        sim.run(self.instructions)
+        report = Report.from_records(self.chip, sim.records, self._spans)
+        if not functional:
+            return [], report
+        names = self.graph.names()
+        env = bind_inputs(self.graph, tuple(args))
+        outs = []
+        for v in self.graph.outputs:
+            where = self.locations.get(v) or self._host_inputs.get(v)
+            if where is None:  # an output that is an input: nothing ran
+                outs.append(env[v])
+            else:
+                outs.append(sim.memory[where.level].read(_operand(where, v, names[v])))
+        return outs, report
+
+    def __call__(self, *args: Any) -> Any:
+        """Run the program on ``args`` (numpy arrays); returns the output(s)."""
+        outs, _ = self.run(*args)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    @functools.cached_property
+    def report(self) -> Report:
+        """The cost of one run (cycles do not depend on the input values)."""
+        return self.run(
+            *[np.zeros(v.shape, v.dtype.numpy) for v in self.graph.inputs], functional=False
+        )[1]
+
+    @property
+    def cycles(self) -> int:
+        return self.report.cycles
+
+    def __repr__(self) -> str:
+        return (
+            f"<Program {self.graph.name} on {self.chip.name}: {len(self.kernels)} kernels, "
+            f"{len(self.instructions)} instructions>"
+        )
+
+    def summary(self) -> str:
+        """Kernels, memory plan and placement as text."""
+        lines = [repr(self), "", "kernels:"]
+        lines += [f"  {k.name}" for k in self.kernels]
+        lines += ["", str(self.plan), "", str(self.placement)]
+        return "\n".join(lines)

@@ -1,0 +1,76 @@
+"""Chip descriptions: presets, derived peaks, file loading and errors that name the field."""
+
+import json
+
+import pytest
+
+from chipsim.errors import ChipConfigError
+from chipsim.hw import Chip, get_chip, list_chips
+from chipsim.hw.chip import PRESET_DIR, _mini_toml
+
+
+def test_presets_exist():
+    assert list_chips() == ["cpu-simd", "datacenter-gpu", "edge-npu"]
+
+
+def test_edge_npu_fields_the_course_relies_on():
+    c = get_chip("edge-npu")
+    assert (c.name, c.simd.lanes, c.tensor_core.tile) == ("edge-npu", 8, (4, 4, 4))
+    assert 128 * 2**10 <= c.sram.capacity_bytes <= 1024 * 2**10
+    assert 10 * 2**20 <= c.dram.capacity_bytes <= 100 * 2**20
+    assert c.registers.capacity_bytes > 0 and c.clock_hz == 10**9
+
+
+def test_datacenter_gpu_matches_a100_figures():
+    c = get_chip("datacenter-gpu")
+    assert c.tensor_flops_per_cycle * c.clock_hz == pytest.approx(312e12, rel=0.01)
+    assert c.vector_flops_per_cycle * c.clock_hz == pytest.approx(19.5e12, rel=0.01)
+    assert c.dram_bandwidth == pytest.approx(2.04e12, rel=0.02)
+    assert c.sram.capacity_bytes == 40 * 2**20
+    assert c.launch.eager_cycles / c.clock_hz == pytest.approx(5e-6, rel=0.01)
+    assert c.launch.graph_cycles / c.clock_hz == pytest.approx(1e-6, rel=0.01)
+
+
+def test_every_preset_cites_energy_source():
+    for name in list_chips():
+        assert "Horowitz" in get_chip(name).energy.source
+
+
+def test_chip_is_frozen():
+    with pytest.raises(AttributeError):
+        get_chip("edge-npu").clock_hz = 5  # type: ignore[misc]
+
+
+def test_mini_toml_parser_agrees_with_tomllib():
+    import tomllib
+
+    for path in PRESET_DIR.glob("*.toml"):
+        text = path.read_text()
+        assert _mini_toml(text, str(path)) == tomllib.loads(text)
+
+
+def test_json_roundtrip(tmp_path):
+    c = get_chip("cpu-simd")
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(c.to_dict()))
+    assert Chip.from_file(path) == c
+
+
+def test_bad_field_is_named(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text('name = "x"\n[sram]\ncapacity_bytes = -3\n')
+    with pytest.raises(
+        ChipConfigError,
+        match=r"sram.capacity_bytes: expected a positive int, "
+        r"got -3",
+    ):
+        Chip.from_file(path)
+
+
+def test_unknown_field_and_chip(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text('{"dram": {"speed": 3}}')
+    with pytest.raises(ChipConfigError, match="dram.speed"):
+        Chip.from_file(path)
+    with pytest.raises(ChipConfigError, match="edge-npu"):
+        get_chip("no-such-chip")
