@@ -1,0 +1,110 @@
+"""Fixtures for the browser tests: the built book served on 127.0.0.1, driven by chromium.
+
+Uses playwright's Python API with Debian's chromium (/usr/bin/chromium); it never downloads a
+browser. Without chromium the tests skip with how to install it, except under CI=true, where a
+missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import importlib.util
+import os
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "_build" / "screenshots"
+
+
+def load_bookbuild():
+    """Import tests/book/bookbuild.py under the name tests/book/conftest.py uses too."""
+    name = "chipsim_tests_bookbuild"
+    if name not in sys.modules:
+        path = Path(__file__).resolve().parents[1] / "book" / "bookbuild.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+bookbuild = load_bookbuild()
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI=true: browser tests must run)")
+    pytest.skip(f"{reason}; install it with: sudo apt-get install chromium")
+
+
+@pytest.fixture(scope="session")
+def book(tmp_path_factory):
+    """The strict build of the whole book (the same one tests/book uses)."""
+    build = bookbuild.build_book(tmp_path_factory.getbasetemp() / "book-build")
+    if not (build.html / "index.html").is_file():
+        pytest.fail(f"the book did not build; log tail:\n{build.log[-3000:]}")
+    return build
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # keep pytest output readable
+        pass
+
+
+@pytest.fixture(scope="session")
+def base_url(book):
+    """http://127.0.0.1:<free port>/ serving the built HTML."""
+    handler = functools.partial(_QuietHandler, directory=str(book.html))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """A headless chromium (Debian's), shared by all browser tests."""
+    if not CHROMIUM.exists():
+        _unavailable(f"{CHROMIUM} not found")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("the playwright package is missing (it is in requirements.txt)")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh tab that records console errors and uncaught exceptions in ``page.errors``."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+    tab.errors = []
+    tab.on("console", lambda msg: tab.errors.append(msg.text) if msg.type == "error" else None)
+    tab.on("pageerror", lambda exc: tab.errors.append(f"uncaught: {exc}"))
+    yield tab
+    context.close()
+
+
+@pytest.fixture(scope="session")
+def screenshots():
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS
