@@ -242,10 +242,13 @@ def _kernel_stat(span: KernelSpan, records: Sequence[Record]) -> KernelStat:
             if o.level == "dram":
                 dram += o.nbytes
     units.sort(key=UNITS.index)
+    # A kernel starts when its first instruction on the chip starts: the launch record on the
+    # host queue may sit far earlier (launches are asynchronous), and waiting is not work.
+    on_chip = [r.start for r in recs if r.instr.unit != "host"]
     return KernelStat(
         span.name,
         tuple(units),
-        min(r.start for r in recs),
+        min(on_chip or [r.start for r in recs]),
         max(r.end for r in recs),
         flops,
         dram,
