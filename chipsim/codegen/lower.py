@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from chipsim.codegen.blocked import Blocks, choose_blocks, count_loads, emit_blocked, sram_layout
+from chipsim.codegen.contraction import BlockedKernel, match_blocked
 from chipsim.codegen.kernel import KernelSpec, Location
 from chipsim.codegen.rows import rowed_inputs, tile_attrs
 from chipsim.codegen.units import compute_instrs, immediate_instr
@@ -57,13 +59,14 @@ class Home:
 class KernelPlan:
     """How a kernel will run: tiled in SRAM or spilled to DRAM, and with what tiles."""
 
-    mode: str  # "tiled" or "spill"
+    mode: str  # "tiled", "blocked" (see chipsim.codegen.blocked) or "spill"
     rows: int  # rows of the outputs (axis 0), 1 if untileable
     rows_per_tile: int
-    tiles: int
+    tiles: int  # output tiles
     buffers: int  # 2 when double buffering
     sram_bytes: int  # scratch SRAM used
     scratch_bytes: int  # DRAM scratch needed (spill mode)
+    block: tuple[int, int, int] | None = None  # blocked mode: (rows, columns, inner) per tile
 
 
 def _align(n: int) -> int:
@@ -155,8 +158,31 @@ class _Lowering:
         tiled = self._plan_tiled()
         if tiled is not None:
             return tiled
+        blocked = self._plan_blocked()
+        if blocked is not None:
+            return blocked, {}
         self.spill = True
         return self._plan_spill(need_scratch)
+
+    def _window(self) -> tuple[int, int]:
+        return self.k.sram_window or (0, self.chip.sram.capacity_bytes)
+
+    def _plan_blocked(self) -> KernelPlan | None:
+        """A single contraction (plus epilogue) too big for row tiles: block it."""
+        bk = match_blocked(self.k)
+        if bk is None:
+            return None
+        blocks = choose_blocks(bk, self.k, self.chip, self._window(), self.double_buffer)
+        if blocks is None:
+            return None
+        self.blocked: tuple[BlockedKernel, Blocks] = (bk, blocks)
+        lo = self._window()[0]
+        sram = sram_layout(bk, self.k, blocks, lo)[1] - lo
+        out_axes = list(range(bk.contraction.type.rank))
+        tiles = count_loads(bk, blocks, out_axes)
+        rows = self.k.outputs[0].shape[0] if self.k.outputs[0].type.rank else 1
+        block = (blocks.rows, blocks.cols, blocks.inner)
+        return KernelPlan("blocked", rows, blocks.rows, tiles, blocks.buffers, sram, 0, block)
 
     def _stream_values(self) -> list[Value]:
         """Values given per-tile SRAM buffers: rowed DRAM inputs, intermediates, DRAM outputs."""
@@ -185,7 +211,7 @@ class _Lowering:
         return vals
 
     def _plan_tiled(self) -> tuple[KernelPlan, dict[Value, Home]] | None:
-        lo, hi = self.k.sram_window or (0, self.chip.sram.capacity_bytes)
+        lo, hi = self._window()
         rows = self.rows
         stream = self._stream_values()
         whole = self._whole_values(stream)
@@ -269,6 +295,9 @@ class _Lowering:
 
     # -- emission ----------------------------------------------------------------------------
     def emit(self, plan: KernelPlan, homes: dict[Value, Home]) -> list[Instr]:
+        if plan.mode == "blocked":
+            bk, blocks = self.blocked
+            return emit_blocked(self.k, self.chip, bk, blocks, self.names, self._window()[0])
         self.plan_, self.homes = plan, homes
         prog: list[Instr] = []
         for n in self.immediates:
@@ -282,14 +311,16 @@ class _Lowering:
                 prog.append(self._dma("load", self._dram(v, 0, False), self._view(v, 0, False)))
         stream_in = [v for v in self.external if homes[v].kind == "stream"]
         stream_out = [v for v in self.k.outputs if homes[v].kind == "stream"]
-        for v in stream_in:
-            prog.append(self._dma("load", self._dram(v, 0, True), self._view(v, 0, True)))
-        for t in range(plan.tiles):
-            if t + 1 < plan.tiles:  # prefetch the next tile before computing this one
+        # with two buffers, load tile t+1 before computing tile t (prefetch); with one
+        # buffer, tile t+1 must wait until tile t is done with it
+        ahead = 1 if plan.buffers > 1 else 0
+        for t in range(-ahead, plan.tiles):
+            if t + ahead < plan.tiles:
                 for v in stream_in:
-                    prog.append(
-                        self._dma("load", self._dram(v, t + 1, True), self._view(v, t + 1, True))
-                    )
+                    src, dst = self._dram(v, t + ahead, True), self._view(v, t + ahead, True)
+                    prog.append(self._dma("load", src, dst))
+            if t < 0:
+                continue
             prog += self._compute_tile(t)
             for v in stream_out:
                 prog.append(self._dma("store", self._view(v, t, True), self._dram(v, t, True)))

@@ -30,7 +30,9 @@ def rowed_inputs(node: Node, rows: int) -> list[bool] | None:
     op, ins, rank = node.op, node.inputs, out.rank
     if op == "matmul":
         a, b = ins
-        if a.type.rank < 2 or a.type.rank != rank:  # matrix-vector products: one tile
+        if a.type.rank == 2 and b.type.rank == 1:  # W @ x: row i of y needs row i of W, all x
+            return [True, False]
+        if a.type.rank < 2 or a.type.rank != rank:  # x @ W with x a vector: columns, not rows
             return None
         return [_same_rows(a, rank, rows), b.type.rank >= 3 and _same_rows(b, rank, rows)]
     if op == "conv2d":

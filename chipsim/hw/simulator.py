@@ -139,6 +139,11 @@ class Simulator:
         return f"instruction #{len(self.records)} ({instr}){kernel}"
 
     def _bounds(self, op, instr: Instr) -> tuple[int, int]:
+        if op.level not in self.memory:
+            raise SimulationError(
+                f"{self._where(instr)}: tensor {op} is in unknown memory level {op.level!r}; "
+                f"use one of {', '.join(LEVELS)}"
+            )
         lo, hi = op.byte_range()
         if lo < 0 or hi > self.memory[op.level].capacity:
             self.memory[op.level].check(op, self._where(instr))  # raises, naming both

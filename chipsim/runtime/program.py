@@ -110,10 +110,10 @@ class Program:
             if slot.role not in ("input", "intermediate") or v in graph.outputs:
                 continue
             if v in graph.inputs and slot.level == DRAM and v in self._host_inputs:
-                # an input that does not fit on chip is read where the host put it
-                if slot.offset + v.type.nbytes > arena_budget(self.chip):
-                    loc[v] = Location(DRAM, spill_base + slot.offset)
-                    continue
+                # an input that does not fit on chip is read where the host put it (copying
+                # it into the DRAM arena would only move every byte twice more)
+                loc[v] = self._host_inputs[v]
+                continue
             loc[v] = Location(
                 SRAM if slot.level == SRAM else DRAM,
                 slot.offset if slot.level == SRAM else spill_base + slot.offset,

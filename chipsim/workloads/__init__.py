@@ -1,0 +1,6 @@
+"""Small workloads that each demonstrate one effect of the chapter.
+
+* :mod:`~chipsim.workloads.eager` — run a whole graph eagerly, one kernel per op;
+* :mod:`~chipsim.workloads.memory` — memory workloads (static vs dynamic allocation);
+* :mod:`~chipsim.workloads.overfusion` — over-fusion: one kernel too big for SRAM is slower.
+"""
