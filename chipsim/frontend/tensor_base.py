@@ -117,13 +117,19 @@ class TensorBase:
         return _op("gelu", self)
 
     def sum(self, axes: Any = None, keepdims: bool = False) -> Any:
-        return _op("sum", self, axes=_axes(axes), keepdims=keepdims)
+        from chipsim.frontend import functions
+
+        return functions.sum(self, axes, keepdims)
 
     def max(self, axes: Any = None, keepdims: bool = False) -> Any:
-        return _op("max", self, axes=_axes(axes), keepdims=keepdims)
+        from chipsim.frontend import functions
+
+        return functions.max(self, axes, keepdims)
 
     def mean(self, axes: Any = None, keepdims: bool = False) -> Any:
-        return _op("mean", self, axes=_axes(axes), keepdims=keepdims)
+        from chipsim.frontend import functions
+
+        return functions.mean(self, axes, keepdims)
 
     def softmax(self, axis: int = -1) -> Any:
         return _op("softmax", self, axis=axis)
@@ -144,12 +150,6 @@ class TensorBase:
 
     def astype(self, dt: DType | str) -> Any:
         return _op("cast", self, to=str(dt))
-
-
-def _axes(axes: Any) -> Any:
-    if axes is None:
-        return None
-    return (axes,) if isinstance(axes, int) else tuple(axes)
 
 
 def _op(op: str, *operands: Any, **attrs: Any) -> Any:
