@@ -22,7 +22,13 @@ from typing import Any
 import numpy as np
 
 from chipsim.errors import TraceError
-from chipsim.frontend.dispatch import example_type, scalar_array, user_location
+from chipsim.frontend.dispatch import (
+    example_type,
+    format_location,
+    scalar_array,
+    user_frame,
+    user_location,
+)
 from chipsim.frontend.tensor_base import TensorBase
 from chipsim.ir.dtypes import DType
 from chipsim.ir.graph import Graph, GraphBuilder, Value
@@ -68,9 +74,9 @@ class SymbolicTensor(TensorBase):
         return self.value.type
 
     def _refuse(self, what: str) -> TraceError:
-        loc = user_location()
-        file, _, line = loc.rpartition(":")
-        source = linecache.getline(file, int(line)).strip() if line.isdigit() else ""
+        file, line = user_frame()
+        loc = format_location(file, line)
+        source = linecache.getline(file, line).strip() if file else ""
         shown = f"\n    {source}" if source else ""
         return TraceError(
             f"{loc}: Python control flow on a traced tensor ({what} of a {self.type} value):"

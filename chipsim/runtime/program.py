@@ -31,7 +31,7 @@ from chipsim.ir.graph import Graph, Value
 from chipsim.ir.interpreter import bind_inputs
 from chipsim.passes.fusion import Partition
 from chipsim.passes.memory import MemoryPlan
-from chipsim.passes.placement import DRAM, REG, SRAM, Placement, arena_budget
+from chipsim.passes.placement import DRAM, REG, SRAM, Placement
 from chipsim.runtime.report import KernelSpan, Report
 
 ALIGN = 64
@@ -128,7 +128,12 @@ class Program:
         graph = self.graph
         users = graph.users()
         outputs = set(graph.outputs)
-        window = (arena_budget(self.chip), self.chip.sram.capacity_bytes)
+        # Kernels may use every byte of SRAM the placed activations leave free.
+        sram_used = max(
+            (loc.offset + v.type.nbytes for v, loc in self.locations.items() if loc.level == SRAM),
+            default=0,
+        )
+        window = (_align(sram_used), self.chip.sram.capacity_bytes)
         kernels = []
         for group in self.partition.groups:
             nodes = [graph.nodes[i] for i in group]
