@@ -11,12 +11,12 @@ STAMP := $(VENV)/.installed
 # Recipes use the venv's tools first (nbgrader needs `alembic` on PATH, for instance).
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-LINT_PATHS := chipsim tests benchmarks
+LINT_PATHS := chipsim tests benchmarks nbgrader_config.py
 BOOK_FLAGS := --all -W -n --keep-going
 # JupyterLab setting (kept inside the venv): double-clicking a chapter opens it as a notebook.
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 
-.PHONY: help setup book test lint lab chapter clean
+.PHONY: help setup book test lint lab chapter exercises clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -60,6 +60,10 @@ chapter: $(STAMP)  ## execute one chapter: make chapter CH=book/static_vs_dynami
 	jupytext --to ipynb --execute --output _build/chapters/$(notdir $(CH:.md=.ipynb)) $(CH)
 	jupyter nbconvert --to html --output-dir _build/chapters _build/chapters/$(notdir $(CH:.md=.ipynb))
 	@echo "Open _build/chapters/$(notdir $(CH:.md=.html))"
+
+exercises: $(STAMP)  ## regenerate exercises/ from solutions/ (nbgrader generate_assignment)
+	nbgrader generate_assignment fusion --force
+	nbgrader generate_assignment memory_planning --force
 
 clean:  ## remove build outputs (keeps .venv)
 	rm -rf _build

@@ -1,0 +1,308 @@
+"""The grader's checks: one answer for one instance -> an :class:`InstanceScore`.
+
+Everything here runs in the grader's process on instances rebuilt from
+:mod:`chipsim.grading.problems`; the answer is only data. The order of the checks for a timed
+instance: right graph/records -> valid (partition or plan) -> numerically equivalent to the
+reference interpreter on random inputs -> simulate -> compare with the reference and the naive
+baseline.
+
+Example:
+    >>> from chipsim.grading.problems import get_part
+    >>> part = get_part("fusion_chains")
+    >>> score_instance(part, part.instance("chains_a"), {"error": "NotImplementedError"}).fraction
+    0.0
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+from chipsim.errors import ChipsimError
+from chipsim.grading.answer import graph_fingerprint, records_fingerprint
+from chipsim.grading.problems import ALIGNMENT, CHIP, Instance, Part, get_part
+from chipsim.grading.scoring import InstanceScore, credit
+
+#: Tolerances of the numerical-equivalence check, relative to the output's scale: a valid
+#: program only differs by rounding (tiled matmuls sum in another order), while a wrong one
+#: is off by far more.
+RTOL, ATOL = 1e-2, 1e-2
+
+
+# -- building blocks (the grader's own, from pristine definitions) --------------------------
+@functools.lru_cache(maxsize=64)
+def built(part_id: str, instance_id: str) -> Any:
+    """The instance object, built once per grader process (builders are deterministic)."""
+    return get_part(part_id).instance(instance_id).build()
+
+
+def _chip() -> Any:
+    from chipsim.hw import get_chip
+
+    return get_chip(CHIP)
+
+
+def compile_with(graph: Any, partition: Any = None, plan: Any = None) -> Any:
+    """Compile ``graph`` with a fixed partition (or no fusion) and a fixed plan (or greedy)."""
+    from chipsim.compiler import compile
+
+    fusion = (lambda g, c: partition) if partition is not None else "none"
+    planner = (lambda records, **kw: plan) if plan is not None else "greedy_by_size"
+    return compile(graph, chip=CHIP, fusion=fusion, planner=planner, simplify=False)
+
+
+def fusion_strategy(name: str, graph: Any) -> Any:
+    """The partition a named reference strategy gives for ``graph``."""
+    from chipsim.passes.fusion import fuse_elementwise_chains, no_fusion, reference_fusion
+    from chipsim.passes.placement import arena_budget
+
+    chip = _chip()
+    if name == "reference":
+        return reference_fusion(graph, chip)
+    if name == "reference_window":  # the share of SRAM a kernel's tiles really get
+        return reference_fusion(graph, sram_budget=arena_budget(chip))
+    if name == "elementwise":
+        return fuse_elementwise_chains(graph, chip)
+    if name == "epilogue":
+        from chipsim.grading.epilogue import epilogue_fusion
+
+        return epilogue_fusion(graph, chip)
+    if name == "none":
+        return no_fusion(graph, chip)
+    raise KeyError(f"unknown fusion strategy {name!r}")
+
+
+def plan_strategy(name: str, records: Any) -> Any:
+    from chipsim.passes.memory import get_planner
+
+    return get_planner(name)(records, alignment=ALIGNMENT)
+
+
+def plan_records(graph: Any) -> list:
+    """The usage records a program compiled without fusion plans (the ``plan`` kind)."""
+    from chipsim.compiler import kernel_records
+    from chipsim.passes.fusion import no_fusion
+
+    return kernel_records(graph, no_fusion(graph))[0]
+
+
+@functools.lru_cache(maxsize=64)
+def baseline(part_id: str, instance_id: str) -> dict[str, Any]:
+    """Reference and naive numbers (and the reference's program or plan) for one instance."""
+    part = get_part(part_id)
+    inst = part.instance(instance_id)
+    obj = built(part_id, instance_id)
+    if inst.kind == "fusion":
+        progs = {n: compile_with(obj, fusion_strategy(n, obj)) for n in part.reference}
+        best = min(progs, key=lambda n: (progs[n].report.cycles, part.reference.index(n)))
+        naive = compile_with(obj).report.cycles
+        return {"reference": progs[best].report.cycles, "naive": naive, "shown": progs[best]}
+    if inst.kind == "plan":
+        records = plan_records(obj)
+        plans = {n: plan_strategy(n, records) for n in part.reference}
+        progs = {n: compile_with(obj, plan=p) for n, p in plans.items()}
+        best = min(progs, key=lambda n: (progs[n].report.cycles, part.reference.index(n)))
+        naive = compile_with(obj, plan=plan_strategy("naive", records)).report.cycles
+        return {
+            "reference": progs[best].report.cycles,
+            "naive": naive,
+            "shown": progs[best],
+            "records": records,
+        }
+    if inst.kind == "arena":
+        plans = [plan_strategy(n, obj) for n in part.reference]
+        best = min(plans, key=lambda p: p.arena_size)
+        return {
+            "reference": best.arena_size,
+            "naive": plan_strategy("naive", obj).arena_size,
+            "lower_bound": best.lower_bound,
+            "shown": best,
+        }
+    raise KeyError(f"instance kind {inst.kind!r} has no baseline")
+
+
+# -- the checks ----------------------------------------------------------------------------
+def score_instance(part: Part, inst: Instance, answer: Any) -> InstanceScore:
+    """Score one instance's answer; never raises for a bad answer (it scores 0 instead)."""
+    if not isinstance(answer, dict):
+        return InstanceScore(inst.id, 0.0, "no answer for this instance")
+    if "error" in answer:
+        return InstanceScore(inst.id, 0.0, f"your function raised {str(answer['error'])[:300]}")
+    check = _CHECKS[inst.kind]
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")  # nothing may reach stderr in a graded cell
+        try:
+            return check(part, inst, answer)
+        except (ChipsimError, KeyError, TypeError, ValueError, IndexError) as exc:
+            return InstanceScore(inst.id, 0.0, f"invalid answer: {type(exc).__name__}: {exc}")
+
+
+def _classify(part: Part, inst: Instance, answer: dict) -> InstanceScore:
+    from chipsim.ir.ops import Pattern, get_op
+    from chipsim.passes.fusion import can_fuse
+
+    items = built(part.id, inst.id)
+    patterns = answer.get("patterns") or {}
+    given = {(p, c): v for p, c, v in answer.get("may_fuse") or []}
+    wrong, right = [], 0
+    for op in items["ops"]:
+        if patterns.get(op) == str(get_op(op).pattern):
+            right += 1
+        else:
+            wrong.append(f"pattern of {op}")
+    for p, c in items["pairs"]:
+        truth = _always_fuses(can_fuse, Pattern[p.upper()], Pattern[c.upper()])
+        if given.get((p, c)) is truth:
+            right += 1
+        else:
+            wrong.append(f"may_fuse({p}, {c})")
+    total = len(items["ops"]) + len(items["pairs"])
+    shown = ", ".join(wrong[:6]) + (" ..." if len(wrong) > 6 else "")
+    msg = f"{right} of {total} items right" + (f"; check {shown}" if wrong else "")
+    return InstanceScore(inst.id, right / total, msg)
+
+
+#: The rounds of the fusion table that hold whatever the chip (later rounds weigh costs).
+STRUCTURAL_ROUNDS = (1, 2)
+
+
+def _always_fuses(can_fuse: Any, producer: Any, consumer: Any) -> bool:
+    """The structural rule the exercise teaches: allowed in round 1 or 2 of the table."""
+    return any(can_fuse(producer, consumer, round=r) for r in STRUCTURAL_ROUNDS)
+
+
+def _fusion(part: Part, inst: Instance, answer: dict) -> InstanceScore:
+    from chipsim.passes.fusion import Partition, validate_partition
+
+    graph = built(part.id, inst.id)
+    if answer.get("graph") != graph_fingerprint(graph):
+        return InstanceScore(inst.id, 0.0, "this answer is for a different graph")
+    partition = Partition(answer["groups"])
+    validate_partition(graph, partition)
+    prog = compile_with(graph, partition)
+    bad = _mismatch(graph, prog)
+    if bad:
+        return InstanceScore(inst.id, 0.0, bad)
+    base = baseline(part.id, inst.id)
+    return _timed(inst, prog.report.cycles, base, "cycles", (prog, base["shown"]))
+
+
+def _plan_kind(part: Part, inst: Instance, answer: dict) -> InstanceScore:
+    base = baseline(part.id, inst.id)
+    graph = built(part.id, inst.id)
+    plan = _plan_from(answer, base["records"])
+    prog = compile_with(graph, plan=plan)
+    bad = _mismatch(graph, prog)
+    if bad:
+        return InstanceScore(inst.id, 0.0, bad)
+    return _timed(inst, prog.report.cycles, base, "cycles", (prog, base["shown"]))
+
+
+def _arena(part: Part, inst: Instance, answer: dict) -> InstanceScore:
+    records = built(part.id, inst.id)
+    plan = _plan_from(answer, records)
+    base = baseline(part.id, inst.id)
+    return _timed(inst, plan.arena_size, base, "bytes", (plan, base["shown"]))
+
+
+def _first_fit(part: Part, inst: Instance, answer: dict) -> InstanceScore:
+    records = built(part.id, inst.id)
+    plan = _plan_from(answer, records)
+    truth = plan_strategy("first_fit", records).offsets
+    right = sum(plan.offsets[r.id] == truth[r.id] for r in records)
+    wrong = [r.id for r in records if plan.offsets[r.id] != truth[r.id]]
+    msg = f"{right} of {len(records)} offsets equal first fit's"
+    if wrong:
+        msg += f"; first difference: tensor {wrong[0]!r}"
+    return InstanceScore(inst.id, right / len(records), msg)
+
+
+def _liveness(part: Part, inst: Instance, answer: dict) -> InstanceScore:
+    from chipsim.passes.memory import liveness
+
+    graph, order = built(part.id, inst.id)
+    if answer.get("graph") != graph_fingerprint(graph):
+        return InstanceScore(inst.id, 0.0, "this answer is for a different graph")
+    truth = {
+        (r.id, r.size, r.first, r.last) for r in liveness(graph, [graph.nodes[i] for i in order])
+    }
+    given = [tuple(row) for row in answer["records"]]
+    right = len(truth & set(given))
+    total = max(len(truth), len(given))
+    missing = sorted(truth - set(given))
+    msg = f"{right} of {len(truth)} records right"
+    if len(given) > len(truth):
+        msg += f", {len(given) - len(truth)} extra"
+    if missing:
+        rid, size, first, last = missing[0]
+        msg += f"; e.g. expected {rid}: {size} B live [{first}, {last})"
+    return InstanceScore(inst.id, right / total if total else 0.0, msg)
+
+
+_CHECKS = {
+    "classify": _classify,
+    "fusion": _fusion,
+    "plan": _plan_kind,
+    "arena": _arena,
+    "first_fit": _first_fit,
+    "liveness": _liveness,
+}
+
+
+# -- helpers -------------------------------------------------------------------------------
+def _plan_from(answer: dict, records: list) -> Any:
+    """A validated MemoryPlan from an answer's offsets for exactly ``records``."""
+    from chipsim.errors import PlanError
+    from chipsim.passes.memory import MemoryPlan, validate_plan
+
+    if answer.get("records") != records_fingerprint(records):
+        raise PlanError("this plan is for different tensors than the instance's records")
+    offsets = answer.get("offsets")
+    if not isinstance(offsets, dict):
+        raise PlanError('"offsets" must map each tensor id to an int')
+    return validate_plan(MemoryPlan(tuple(records), offsets, ALIGNMENT, "yours"))
+
+
+def random_inputs(graph: Any, seed: int = 0) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [(rng.standard_normal(v.shape) * 0.5).astype(v.dtype.numpy) for v in graph.inputs]
+
+
+def _mismatch(graph: Any, prog: Any) -> str:
+    """Empty when the program matches the reference interpreter on random inputs."""
+    from chipsim.ir import interpret
+
+    args = random_inputs(graph)
+    want = interpret(graph, *args)
+    got, _ = prog.run(*args)
+    for k, (w, g) in enumerate(zip(want, got, strict=True)):
+        scale = max(1.0, float(np.max(np.abs(w), initial=0.0)))
+        if not np.allclose(np.asarray(g, np.float64), w, rtol=RTOL, atol=ATOL * scale):
+            return (
+                f"output {k} differs from the reference interpreter on random inputs: "
+                "the answer is not numerically equivalent"
+            )
+    return ""
+
+
+def _timed(inst: Instance, theirs: int, base: dict, unit: str, shown: tuple) -> InstanceScore:
+    ref, naive = base["reference"], base["naive"]
+    frac = credit(theirs, ref, naive)
+    numbers = {"theirs": int(theirs), "reference": int(ref), "naive": int(naive)}
+    if "lower_bound" in base:
+        numbers["lower_bound"] = int(base["lower_bound"])
+    if theirs <= ref:
+        how = f"at or below the reference: full credit ({theirs:,} <= {ref:,} {unit})"
+    elif naive <= ref or theirs >= naive:
+        how = f"no better than the naive baseline ({theirs:,} >= {naive:,} {unit})"
+    else:
+        how = f"({naive:,} - {theirs:,}) / ({naive:,} - {ref:,}) = {frac:.3f}"
+    lb = f", lower bound {numbers['lower_bound']:,}" if "lower_bound" in numbers else ""
+    msg = f"yours {theirs:,} {unit}, reference {ref:,}, naive {naive:,}{lb}: {how}"
+    if not math.isfinite(frac):
+        frac = 0.0
+    return InstanceScore(inst.id, frac, msg, numbers, shown)

@@ -1,0 +1,126 @@
+"""The problem graphs of the fusion exercises, each built from a seed (pristine definitions).
+
+Every builder is deterministic: the same arguments give the same graph, weights included, on
+every machine. The grader rebuilds them in its own process and never trusts a graph that came
+from a learner's kernel.
+
+Example:
+    >>> g = chain_graph(0)
+    >>> g.name, len(g.inputs)
+    ('chains0', 2)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from chipsim.ir import Graph, GraphBuilder, Value, f32
+
+UNARY = ("relu", "exp", "tanh", "sigmoid", "gelu", "neg")
+
+
+def _weight(rng: np.random.Generator, b: GraphBuilder, *shape: int) -> Value:
+    scale = 1.0 / np.sqrt(shape[0]) if len(shape) > 1 else 0.1
+    return b.const((rng.normal(size=shape) * scale).astype(np.float32))
+
+
+def chain_graph(seed: int, rows: int = 64, cols: int = 256, segments: int = 3) -> Graph:
+    """Elementwise chains cut by matmuls and row reductions, with a side branch.
+
+    Each segment is 2..4 cheap ops (unary, scale by a scalar, add a bias or the side input),
+    then a matmul or a row sum that ends the chain.
+    """
+    rng = np.random.default_rng(seed)
+    b = GraphBuilder(f"chains{seed}")
+    x = b.input((rows, cols), f32, "x")
+    skip = b.input((rows, cols), f32, "skip")
+    h = x
+    for s in range(segments):
+        for _ in range(int(rng.integers(2, 5))):
+            kind = int(rng.integers(4))
+            if kind == 0:
+                h = b.op(str(rng.choice(UNARY)), h)
+            elif kind == 1:
+                h = b.op("mul", h, b.const(float(rng.uniform(0.5, 1.5))))
+            elif kind == 2:
+                h = b.op("add", h, _weight(rng, b, cols))
+            else:
+                h = b.op("add", h, skip)
+        if s < segments - 1:
+            if rng.random() < 0.5:
+                h = b.op("matmul", h, _weight(rng, b, cols, cols))
+            else:
+                h = b.op("sub", h, b.op("mean", h, axes=(-1,), keepdims=True))
+    return b.build(b.op("tanh", h))
+
+
+def epilogue_graph(seed: int, rows: int, d: int, h: int, layers: int = 2) -> Graph:
+    """``layers`` dense layers ``act(x @ W + b)``, then a residual scale.
+
+    Big weights (``d * h * 4`` bytes near the chip's tile window) make a fused
+    matmul-plus-epilogue kernel too large for SRAM: the trap of over-fusion.
+    """
+    rng = np.random.default_rng(seed)
+    b = GraphBuilder(f"dense{seed}")
+    x = b.input((rows, d), f32, "x")
+    t = x
+    width = d
+    for i in range(layers):
+        out = h if i % 2 == 0 else d
+        t = b.op("add", b.op("matmul", t, _weight(rng, b, width, out)), _weight(rng, b, out))
+        t = b.op(str(rng.choice(("relu", "gelu", "sigmoid"))), t)
+        width = out
+    if width == d:
+        t = b.op("add", t, x)
+    return b.build(b.op("mul", t, b.const(0.5)))
+
+
+def transformer_graph(seed: int, seq: int = 64, d: int = 64, ff: int = 256) -> Graph:
+    """A pre-norm transformer block with one attention head (weights are constants)."""
+    rng = np.random.default_rng(seed)
+    b = GraphBuilder(f"transformer{seed}")
+    x = b.input((seq, d), f32, "x")
+
+    def linear(t: Value, n_in: int, n_out: int) -> Value:
+        return b.op("add", b.op("matmul", t, _weight(rng, b, n_in, n_out)), _weight(rng, b, n_out))
+
+    n1 = b.op("layernorm", x)
+    q, k, v = linear(n1, d, d), linear(n1, d, d), linear(n1, d, d)
+    s = b.op("mul", b.op("matmul", q, b.op("transpose", k)), b.const(float(1 / np.sqrt(d))))
+    a = b.op("matmul", b.op("softmax", s, axis=-1), v)
+    h = b.op("add", x, linear(a, d, d))
+    m = linear(b.op("gelu", linear(b.op("layernorm", h), d, ff)), ff, d)
+    return b.build(b.op("add", h, m))
+
+
+def cnn_graph(
+    seed: int, size: int = 16, channels: tuple[int, ...] = (3, 16, 32), batch: int = 8
+) -> Graph:
+    """Conv + bias + relu layers, a global average pool and a classifier (NHWC images).
+
+    Kernels tile over the batch, so a batch of several images lets fused kernels stream.
+    """
+    rng = np.random.default_rng(seed)
+    b = GraphBuilder(f"cnn{seed}")
+    t = b.input((batch, size, size, channels[0]), f32, "image")
+    for cin, cout in zip(channels[:-1], channels[1:], strict=True):
+        t = b.op("conv2d", t, _weight(rng, b, 3, 3, cin, cout), padding="same")
+        t = b.op("relu", b.op("add", t, _weight(rng, b, cout)))
+    pooled = b.op("reshape", b.op("mean", t, axes=(1, 2)), shape=(batch, channels[-1]))
+    logits = b.op("matmul", pooled, _weight(rng, b, channels[-1], 10))
+    logits = b.op("add", logits, _weight(rng, b, 10))
+    return b.build(b.op("softmax", logits, axis=-1))
+
+
+def conv_chain_graph(seed: int, size: int = 32, channels: int = 32, layers: int = 4) -> Graph:
+    """A chain of same-size conv layers: big activations for the memory-planning challenge."""
+    rng = np.random.default_rng(seed)
+    b = GraphBuilder(f"convchain{seed}")
+    t = b.input((1, size, size, channels), f32, "image")
+    first = t
+    for i in range(layers):
+        t = b.op("conv2d", t, _weight(rng, b, 3, 3, channels, channels), padding="same")
+        t = b.op("relu", b.op("add", t, _weight(rng, b, channels)))
+        if i == layers // 2:
+            t = b.op("add", t, first)  # a skip connection keeps the input alive
+    return b.build(t)

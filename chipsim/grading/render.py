@@ -1,0 +1,75 @@
+"""Pictures and text for graded cells: yours beside the reference's, as notebook outputs.
+
+Example:
+    >>> out = result_output(1.5, execution_count=3)
+    >>> out["output_type"], out["data"]["text/plain"]
+    ('execute_result', '1.5')
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import warnings
+from typing import Any
+
+from chipsim.grading.scoring import PartScore
+
+
+def result_output(score: float, execution_count: int | None = None) -> dict[str, Any]:
+    """The ``execute_result`` nbgrader reads: a plain float's repr, nothing else."""
+    return {
+        "output_type": "execute_result",
+        "execution_count": execution_count,
+        "data": {"text/plain": repr(float(score))},
+        "metadata": {},
+    }
+
+
+def text_output(text: str) -> dict[str, Any]:
+    """A display_data output with the explanation as plain text and as HTML."""
+    return {
+        "output_type": "display_data",
+        "data": {
+            "text/plain": text,
+            "text/html": f"<pre>{html.escape(text)}</pre>",
+        },
+        "metadata": {},
+    }
+
+
+def picture_output(score: PartScore) -> dict[str, Any] | None:
+    """Yours beside the reference's for the first timed instance with a picture, or None."""
+    shown = next((s for s in score.instances if s.picture is not None), None)
+    if shown is None:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        png = _draw(shown.instance, *shown.picture)
+    return {
+        "output_type": "display_data",
+        "data": {"image/png": png, "text/plain": f"<yours and the reference's: {shown.instance}>"},
+        "metadata": {},
+    }
+
+
+def _draw(instance: str, theirs: Any, reference: Any) -> str:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(11, 3.4), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, 2)
+    for ax, obj, who in zip(axes, (theirs, reference), ("yours", "reference"), strict=True):
+        if hasattr(obj, "report"):
+            from chipsim.viz.timeline import plot_timeline
+
+            plot_timeline(obj.report, ax=ax, max_labels=6)
+            ax.set_title(f"{who}: {obj.report.cycles:,} cycles", pad=22)
+        else:
+            obj.draw(ax=ax, labels=False, title=f"{who}: arena {obj.arena_size:,} B")
+    fig.suptitle(f"instance {instance}")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=60, metadata={"Software": None})
+    return base64.b64encode(buf.getvalue()).decode()

@@ -1,0 +1,112 @@
+"""Scoring: the partial-credit formula and the per-instance checks behind it.
+
+Every timed instance is scored the same way (cycles, or arena bytes):
+
+    credit = clip((naive - theirs) / (naive - reference), 0, 1)
+
+full credit at or below the reference, none at or above the naive baseline, linear between.
+An invalid answer (malformed, overlapping live tensors, a non-convex partition, wrong
+numbers, another graph) scores 0 before any timing is looked at.
+
+Example:
+    >>> credit(theirs=150, reference=100, naive=200)
+    0.5
+    >>> credit(theirs=90, reference=100, naive=200), credit(theirs=250, reference=100, naive=200)
+    (1.0, 0.0)
+    >>> points_for(0.3333, 2)
+    0.666
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Points are rounded *down* to this many decimals, so a score never exceeds the cell's points.
+DECIMALS = 3
+
+
+def credit(theirs: float, reference: float, naive: float) -> float:
+    """The fraction of credit for a result ``theirs`` (smaller is better), in [0, 1].
+
+    When the reference is no better than the naive baseline (``naive <= reference``), the
+    instance cannot separate answers: matching the reference earns full credit, anything
+    worse earns none.
+    """
+    if theirs <= reference:
+        return 1.0
+    if naive <= reference:
+        return 0.0
+    return min(1.0, max(0.0, (naive - theirs) / (naive - reference)))
+
+
+def points_for(fraction: float, points: float) -> float:
+    """``points * fraction`` rounded down to :data:`DECIMALS` places and clipped to [0, points].
+
+    A plain Python float, as nbgrader's partial credit needs.
+    """
+    if not math.isfinite(fraction):
+        return 0.0
+    fraction = min(1.0, max(0.0, float(fraction)))
+    scale = 10**DECIMALS
+    value = math.floor(float(points) * fraction * scale + 1e-9) / scale
+    return float(min(float(points), max(0.0, value)))
+
+
+@dataclass(frozen=True, slots=True)
+class InstanceScore:
+    """The outcome of one instance of one part.
+
+    Attributes:
+        instance: the instance id.
+        fraction: credit in [0, 1].
+        message: one line saying why (the formula with numbers, or what was wrong).
+        numbers: the measured numbers (theirs, reference, naive, lower_bound) when timed.
+        picture: what to draw beside the reference's (``None`` for exact-answer parts).
+    """
+
+    instance: str
+    fraction: float
+    message: str
+    numbers: dict[str, int] = field(default_factory=dict)
+    picture: Any = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class PartScore:
+    """All instances of one part, and the part's points."""
+
+    part: str
+    points: float
+    instances: tuple[InstanceScore, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def fraction(self) -> float:
+        """Mean credit over the instances (each instance weighs the same)."""
+        if not self.instances:
+            return 0.0
+        return sum(s.fraction for s in self.instances) / len(self.instances)
+
+    @property
+    def score(self) -> float:
+        """Points earned: a plain float, rounded down, never above :attr:`points`."""
+        return points_for(self.fraction, self.points)
+
+    def explain(self) -> str:
+        """The text shown in the graded cell and in the feedback."""
+        lines = [f"Part {self.part}: {self.score:g} / {self.points:g} points"]
+        lines += [f"  {note}" for note in self.notes]
+        for s in self.instances:
+            lines.append(f"  - {s.instance}: {s.fraction:.1%} credit. {s.message}")
+        if any(s.numbers for s in self.instances):
+            lines.append("  credit = clip((naive - theirs) / (naive - reference), 0, 1)")
+        if any("lower_bound" in s.numbers for s in self.instances):
+            lines.append("  lower bound = peak live bytes: no plan can have a smaller arena")
+        return "\n".join(lines)
+
+
+def zero(part: str, points: float, why: str, instances: tuple[str, ...]) -> PartScore:
+    """A part scored 0 on every instance for one reason (no answer, tampering, ...)."""
+    return PartScore(part, points, tuple(InstanceScore(i, 0.0, why) for i in instances))

@@ -1,0 +1,221 @@
+"""Static checks of a learner's cells: no reuse of the reference passes, no dynamic tricks.
+
+The grader reads (never runs) the code cells a learner could edit and looks for:
+
+* an import that is not on :data:`ALLOWED_IMPORTS` (module -> names that may be imported
+  from it; ``"*"`` means any name);
+* a name or attribute of the package's reference passes (:data:`FORBIDDEN_NAMES`), or an
+  attribute that reaches inside objects (``__dict__``, ``__globals__``, ``passes``, ...);
+* the dynamic tools that could reach them by a computed name: ``eval``, ``exec``,
+  ``__import__``, ``globals``, ``vars``, ``locals``, ``getattr``/``setattr`` with a name that
+  is not a literal, and IPython magics or shell commands;
+* ``compile(...)`` asked for the reference pass by name: in the fusion notebook every
+  ``compile`` call must pass ``fusion=`` a function (not a string), in the memory notebook
+  ``planner=`` a function.
+
+A name the learner defines (``def first_fit(...)``) is theirs to use. Each part may forbid
+more names (:attr:`Part.forbidden`, e.g. ``get_op`` in the part that asks for op patterns);
+those are checked in the cells the part's test cell *reaches* through the names it uses.
+
+Example:
+    >>> [v.what for v in check_cells([(0, "from chipsim.passes.fusion import reference_fusion")],
+    ...                              assignment="fusion")]
+    ["imports 'reference_fusion' from chipsim.passes.fusion, which is not on the allow-list"]
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+#: What a learner may import: module -> the names ``from module import ...`` may take
+#: (``"*"``: any). ``import module`` needs ``"*"`` (or is ``chipsim``, whose attributes are
+#: checked one by one).
+ALLOWED_IMPORTS: dict[str, object] = {
+    "math": "*", "itertools": "*", "functools": "*", "collections": "*", "heapq": "*",
+    "bisect": "*", "dataclasses": "*", "typing": "*", "random": "*", "numpy": "*",
+    "networkx": "*", "matplotlib": "*", "matplotlib.pyplot": "*", "sys": "*", "warnings": "*",
+    "time": "*", "copy": "*", "operator": "*", "pprint": "*", "enum": "*", "statistics": "*",
+    "chipsim": ("GraphBuilder", "Graph", "Node", "Value", "Pattern", "TensorType", "f32",
+                "interpret", "verify", "compile", "ChipsimError", "PartitionError", "PlanError"),
+    "chipsim.ir": "*",
+    "chipsim.ir.ops": ("Pattern", "get_op"),
+    "chipsim.hw": ("get_chip",),
+    "chipsim.compiler": ("compile",),
+    "chipsim.passes.fusion": ("Partition", "working_set_bytes", "max_tile_rows",
+                              "validate_partition"),
+    "chipsim.passes.memory": ("UsageRecord", "MemoryPlan", "lower_bound", "live_bytes",
+                              "validate_plan", "align_up"),
+    "chipsim.passes.placement": ("arena_budget",),
+    "chipsim.grading": ("submit", "instances"),
+    "chipsim.viz": "*", "chipsim.viz.graph": "*",
+}  # fmt: skip
+
+#: The package's reference passes and registries: the answers, not tools.
+FORBIDDEN_NAMES = frozenset(
+    {
+        "reference_fusion", "fuse_elementwise_chains", "no_fusion", "get_fusion",
+        "FUSION_PASSES", "immediate_post_dominators", "all_partitions", "greedy_by_size",
+        "first_fit", "search", "naive", "get_planner", "PLANNERS", "plan_memory", "liveness",
+        "records_from_uses", "kernel_records", "place_in_order", "topological_groups",
+        "fits", "checks", "baseline", "fusion_strategy", "plan_strategy",
+    }
+)  # fmt: skip
+#: Attributes that reach inside modules and objects.
+FORBIDDEN_ATTRS = frozenset(
+    {"passes", "grading", "compiler", "modules", "_getframe", "f_globals", "f_back", "gi_frame"}
+)
+#: Builtins that could reach anything by a computed name.
+DYNAMIC = frozenset({"eval", "exec", "__import__", "globals", "vars", "locals", "breakpoint"})
+#: The keyword a ``compile(...)`` call must give a function, per assignment.
+COMPILE_KEYWORD = {"fusion": "fusion", "memory_planning": "planner"}
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One finding: the cell (index in the notebook), the line in it, and what is wrong."""
+
+    cell: int
+    line: int
+    what: str
+
+    def __str__(self) -> str:
+        return f"cell {self.cell}, line {self.line}: {self.what}"
+
+
+def parse(source: str) -> ast.Module | None:
+    """The cell's syntax tree (magic and shell lines blanked), or None if it does not parse."""
+    lines = ["pass" if _is_magic(line) else line for line in source.splitlines()]
+    try:
+        return ast.parse("\n".join(lines))
+    except SyntaxError:
+        return None  # the cell fails when it runs; it defines nothing a part could use
+
+
+def _is_magic(line: str) -> bool:
+    s = line.lstrip()
+    return s.startswith(("%", "!")) or (s.endswith("?") and not s.startswith("#"))
+
+
+def defined_names(tree: ast.AST) -> set[str]:
+    """Names a cell binds at any level (functions, classes, assignments, imports, args)."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+        elif isinstance(node, ast.arg):
+            out.add(node.arg)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            out.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return out
+
+
+def used_names(tree: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def check_cells(
+    cells: Sequence[tuple[int, str]], *, assignment: str, extra: Iterable[str] = ()
+) -> list[Violation]:
+    """Violations of the notebook-wide rules (plus ``extra`` forbidden names) in ``cells``.
+
+    Args:
+        cells: ``(cell index, source)`` of every code cell the learner could edit.
+        assignment: ``"fusion"`` or ``"memory_planning"`` (which ``compile`` keyword to check).
+        extra: more forbidden names (a part's own rule).
+    """
+    trees = [(i, parse(src), src) for i, src in cells]
+    mine = set().union(*(defined_names(t) for _, t, _ in trees if t is not None))
+    forbidden = (FORBIDDEN_NAMES | set(extra)) - (mine - set(extra))
+    out: list[Violation] = []
+    for i, tree, src in trees:
+        for n, line in enumerate(src.splitlines(), start=1):
+            if _is_magic(line):
+                out.append(Violation(i, n, "IPython magics and shell commands are not allowed"))
+        if tree is not None:
+            out += _check_tree(i, tree, forbidden, set(extra), assignment)
+    return out
+
+
+def _check_tree(
+    cell: int, tree: ast.AST, forbidden: set[str], extra: set[str], assignment: str
+) -> list[Violation]:
+    out: list[Violation] = []
+
+    def bad(node: ast.AST, what: str) -> None:
+        out.append(Violation(cell, getattr(node, "lineno", 0), what))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if ALLOWED_IMPORTS.get(a.name) != "*" and a.name != "chipsim":
+                    bad(node, f"imports {a.name}, which is not on the allow-list")
+        elif isinstance(node, ast.ImportFrom):
+            mod = "." * node.level + (node.module or "")
+            allowed = ALLOWED_IMPORTS.get(mod)
+            for a in node.names:
+                ok = allowed == "*" or (isinstance(allowed, tuple) and a.name in allowed)
+                if not ok or a.name in extra:
+                    bad(node, f"imports {a.name!r} from {mod}, which is not on the allow-list")
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            if node.id in forbidden:
+                bad(node, f"uses {node.id!r}, a reference pass: write your own")
+            elif node.id in DYNAMIC:
+                bad(node, f"uses {node.id}(), which could reach anything by a computed name")
+        elif isinstance(node, ast.Attribute):
+            if node.attr in forbidden or node.attr in FORBIDDEN_ATTRS:
+                bad(node, f"reaches .{node.attr}, which is not allowed in a solution")
+            elif node.attr.startswith("__") and node.attr.endswith("__"):
+                bad(node, f"reaches .{node.attr}, which is not allowed in a solution")
+        elif isinstance(node, ast.Call):
+            out += _check_call(cell, node, forbidden, assignment)
+    return out
+
+
+def _check_call(cell: int, node: ast.Call, forbidden: set[str], assignment: str) -> list[Violation]:
+    out: list[Violation] = []
+    func = node.func
+    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+    if name in ("getattr", "setattr", "delattr", "hasattr") and len(node.args) >= 2:
+        key = node.args[1]
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+            out.append(Violation(cell, node.lineno, f"{name}() with a computed attribute name"))
+        elif key.value in forbidden or key.value.startswith("__"):
+            out.append(Violation(cell, node.lineno, f"{name}() reaches {key.value!r}"))
+    if name == "compile" and assignment in COMPILE_KEYWORD:
+        word = COMPILE_KEYWORD[assignment]
+        given = {k.arg: k.value for k in node.keywords}
+        value = given.get(word)
+        if value is None or isinstance(value, ast.Constant):
+            out.append(
+                Violation(
+                    cell,
+                    node.lineno,
+                    f"compile(...) must be given {word}=<your function>: "
+                    f"the default or a named {word} pass is the reference, not your answer",
+                )
+            )
+    return out
+
+
+def reached_cells(start: Iterable[str], cells: Sequence[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The cells that define the names in ``start``, and those their code uses, transitively."""
+    info = []
+    for i, src in cells:
+        tree = parse(src)
+        if tree is not None:
+            info.append((i, src, defined_names(tree), used_names(tree)))
+    wanted, seen, out = set(start), set(), []
+    changed = True
+    while changed:
+        changed = False
+        for i, src, defs, uses in info:
+            if i not in seen and defs & wanted:
+                seen.add(i)
+                out.append((i, src))
+                wanted |= uses
+                changed = True
+    return sorted(out)

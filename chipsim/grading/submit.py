@@ -1,0 +1,154 @@
+"""The kernel side of grading: run the learner's function, hand back the answer.
+
+A test cell ends with ``submit(part_id, fn, ...)``. It runs ``fn`` on each instance of the
+part, serialises what came back (:mod:`chipsim.grading.answer`), and returns an
+:class:`Answer`, which a notebook shows as the answer data (MIME type
+:data:`~chipsim.grading.answer.MIME`) plus a *provisional* score for self-checking. The
+provisional score is never trusted: the autograder recomputes it outside the kernel.
+
+Example:
+    >>> from chipsim.passes.fusion import Partition
+    >>> a = submit("fusion_chains", lambda g, chip: Partition([[0]]), score=False)
+    >>> sorted(a.doc["answers"])
+    ['chains_a']
+"""
+
+from __future__ import annotations
+
+import io
+import operator
+import os
+import traceback
+from collections.abc import Callable
+from contextlib import redirect_stderr
+from typing import Any
+
+from chipsim.grading.answer import MIME, encode, graph_fingerprint, records_fingerprint
+from chipsim.grading.problems import ALIGNMENT, CHIP, Instance, Part, get_part
+
+
+class Answer:
+    """What a test cell returns: the answer document, and a provisional score to look at."""
+
+    def __init__(self, part: Part, doc: dict[str, Any], provisional: Any = None) -> None:
+        self.part, self.doc, self.provisional = part, doc, provisional
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return {MIME: self.doc, "text/plain": self.text()}
+
+    def text(self) -> str:
+        lines = [f"Answer for part {self.part.id} ({len(self.doc['answers'])} instance(s))."]
+        if self.provisional is not None:
+            lines.append("Provisional score (the autograder recomputes it on more instances):")
+            lines.append(self.provisional.explain())
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return self.text()
+
+
+def instances(part_id: str, *, hidden: bool = False) -> dict[str, Any]:
+    """The visible instances of a part (graphs or usage records), to explore in a notebook."""
+    part = get_part(part_id)
+    return {i.id: i.build() for i in part.instances if hidden or not i.hidden}
+
+
+def submit(
+    part_id: str, *fns: Callable[..., Any], hidden: bool = False, score: bool | None = None
+) -> Answer:
+    """Run the learner's function(s) on the part's instances; return the :class:`Answer`.
+
+    Args:
+        part_id: the part (the test cell's grade id), e.g. ``"fusion_chains"``.
+        *fns: the learner's function(s), as listed in the part's ``functions``.
+        hidden: include the hidden instances (only the autograder's test cells do).
+        score: compute the provisional score for self-checking. By default it is computed
+            except under ``nbgrader autograde`` (which sets ``NBGRADER_EXECUTION``), where
+            the grader computes the real score anyway.
+    """
+    part = get_part(part_id)
+    if len(fns) != len(part.functions):
+        raise TypeError(f"part {part_id!r} takes {len(part.functions)} function(s): "
+                        f"{', '.join(part.functions)}")  # fmt: skip
+    chosen = [i for i in part.instances if hidden or not i.hidden]
+    answers = {}
+    for inst in chosen:
+        answers[inst.id] = _answer_one(inst, fns)
+    doc = encode(part.id, answers)
+    if score is None:
+        score = os.environ.get("NBGRADER_EXECUTION") != "autograde"
+    provisional = None
+    if score:
+        from chipsim.grading.grade import score_answer
+
+        provisional = score_answer(part, doc, points=part.points, required=[i.id for i in chosen])
+    return Answer(part, doc, provisional)
+
+
+def _answer_one(inst: Instance, fns: tuple[Callable[..., Any], ...]) -> dict[str, Any]:
+    obj = inst.build()
+    try:
+        # A learner's warning is not a wrong answer: keep it off the graded cell's stderr.
+        with redirect_stderr(io.StringIO()):
+            return _RUNNERS[inst.kind](obj, fns)
+    except Exception as exc:  # the learner's code may raise anything: it is recorded, not fatal
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        msg = f"{type(exc).__name__}: {exc} (line {where.lineno} of {where.name})"
+        print(f"{inst.id}: {msg}")
+        return {"error": msg}
+
+
+def _classify(items: dict, fns: tuple) -> dict:
+    from chipsim.ir.ops import Pattern
+
+    pattern_of, may_fuse = fns
+    patterns = {op: str(pattern_of(op)) for op in items["ops"]}
+    pairs = [
+        [p, c, bool(may_fuse(Pattern[p.upper()], Pattern[c.upper()]))] for p, c in items["pairs"]
+    ]
+    return {"patterns": patterns, "may_fuse": pairs}
+
+
+def _fusion(graph: Any, fns: tuple) -> dict:
+    from chipsim.hw import get_chip
+    from chipsim.passes.fusion import Partition
+
+    partition = fns[0](graph, get_chip(CHIP))
+    if not isinstance(partition, Partition):
+        raise TypeError(f"the fusion pass returned {type(partition).__name__}, not a Partition")
+    return {
+        "graph": graph_fingerprint(graph),
+        "groups": [[operator.index(i) for i in g] for g in partition.groups],
+    }
+
+
+def _liveness(problem: tuple, fns: tuple) -> dict:
+    graph, order = problem
+    records = fns[0](graph, [graph.nodes[i] for i in order])
+    rows = [[str(r.id), *(operator.index(x) for x in (r.size, r.first, r.last))] for r in records]
+    return {"graph": graph_fingerprint(graph), "records": rows}
+
+
+def _offsets(records: list, fns: tuple) -> dict:
+    plan = fns[0](list(records), alignment=ALIGNMENT)
+    offsets = plan.offsets if hasattr(plan, "offsets") else plan
+    if not isinstance(offsets, dict):
+        raise TypeError(f"the planner returned {type(plan).__name__}; return a MemoryPlan")
+    clean = {str(k): operator.index(v) for k, v in offsets.items()}  # ints only, JSON-safe
+    return {"records": records_fingerprint(records), "offsets": clean}
+
+
+def _plan(graph: Any, fns: tuple) -> dict:
+    from chipsim.grading.checks import plan_records
+
+    return _offsets(plan_records(graph), fns)
+
+
+_RUNNERS = {
+    "classify": _classify,
+    "fusion": _fusion,
+    "liveness": _liveness,
+    "first_fit": _offsets,
+    "arena": _offsets,
+    "plan": _plan,
+}

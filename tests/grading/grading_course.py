@@ -1,0 +1,81 @@
+"""A temporary nbgrader course for the end-to-end grading tests.
+
+It copies ``nbgrader_config.py``, ``solutions/`` and chipsim itself into a temporary folder,
+and runs the real ``nbgrader`` CLI there with ``PYTHONPATH`` pointing at the copy: the
+grader's tamper check then watches the copy, never the working tree (where other people may
+be editing chipsim at the same moment).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+
+
+def make_course(tmp: Path) -> Path:
+    """A fresh course folder (no gradebook yet) with a private copy of chipsim."""
+    course = tmp / "course"
+    course.mkdir()
+    shutil.copy(ROOT / "nbgrader_config.py", course)
+    shutil.copytree(ROOT / "solutions", course / "solutions")
+    shutil.copytree(
+        ROOT / "chipsim", course / "pkg" / "chipsim", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    return course
+
+
+def nbgrader(course: Path, *args: str, timeout: int = 600) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"  # nbgrader needs alembic on PATH
+    env["PYTHONPATH"] = str(course / "pkg")
+    return subprocess.run(
+        [str(BIN / "nbgrader"), *args],
+        cwd=course,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def submit_notebook(course: Path, assignment: str, student: str, nb) -> None:
+    folder = course / "gradebook" / "submitted" / student / assignment
+    folder.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, folder / f"{assignment}.ipynb")
+
+
+def grades(course: Path, assignment: str) -> dict[str, dict[str, float]]:
+    """student -> {grade_id: auto score} from the course's gradebook."""
+    from nbgrader.api import Gradebook
+
+    out: dict[str, dict[str, float]] = {}
+    with Gradebook(f"sqlite:///{course / 'gradebook' / 'gradebook.db'}") as gb:
+        for student in gb.students:
+            sub = gb.find_submission(assignment, student.id)
+            out[student.id] = {g.name: g.auto_score for g in sub.notebooks[0].grades}
+    return out
+
+
+def mix(released, solution, solved: set[str], replace: dict[str, str] | None = None):
+    """The released notebook with the solution cells of ``solved`` parts filled in.
+
+    ``replace`` maps a solution cell's grade id to a source written by the test.
+    """
+    nb = nbformat.from_dict(released)
+    sources = {c.metadata.get("nbgrader", {}).get("grade_id"): c.source for c in solution.cells}
+    for cell in nb.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if replace and gid in replace:
+            cell.source = replace[gid]
+        elif gid in solved:
+            cell.source = sources[gid]
+    return nb

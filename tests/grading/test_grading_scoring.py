@@ -1,0 +1,165 @@
+"""Unit tests of scoring, without nbgrader: the formula, clipping, invalid answers."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from chipsim.grading import PARTS, credit, encode, points_for, score_answer, submit
+from chipsim.grading.answer import MIME, graph_fingerprint
+from chipsim.grading.checks import built, score_instance
+from chipsim.grading.epilogue import epilogue_fusion
+from chipsim.hw import get_chip
+from chipsim.passes.fusion import Partition, fuse_elementwise_chains, no_fusion
+from chipsim.passes.memory import first_fit, greedy_by_size, liveness, naive
+
+
+def test_credit_formula_and_clipping():
+    assert credit(150, 100, 200) == 0.5
+    assert credit(100, 100, 200) == 1.0 and credit(50, 100, 200) == 1.0
+    assert credit(200, 100, 200) == 0.0 and credit(300, 100, 200) == 0.0
+    # a reference no better than naive: only matching it counts
+    assert credit(100, 100, 100) == 1.0 and credit(101, 100, 100) == 0.0
+
+
+@given(st.floats(-5, 5) | st.just(float("nan")), st.sampled_from([1, 2, 3, 4, 0.5]))
+def test_points_never_exceed_the_cell_and_are_plain_floats(fraction, points):
+    p = points_for(fraction, points)
+    assert type(p) is float and 0.0 <= p <= points
+
+
+def test_points_round_down():
+    assert points_for(2 / 3, 3) == 2.0
+    assert points_for(0.99999, 4) == 3.999
+    assert points_for(float("nan"), 4) == 0.0
+
+
+def _fusion_answer(part_id: str, instance_id: str, partition: Partition) -> dict:
+    graph = built(part_id, instance_id)
+    return {"graph": graph_fingerprint(graph), "groups": [list(g) for g in partition.groups]}
+
+
+def test_reference_answer_gets_full_credit_and_naive_none():
+    part = PARTS["fusion_chains"]
+    inst = part.instance("chains_a")
+    g = built(part.id, inst.id)
+    best = score_instance(part, inst, _fusion_answer(part.id, inst.id, fuse_elementwise_chains(g)))
+    worst = score_instance(part, inst, _fusion_answer(part.id, inst.id, no_fusion(g)))
+    assert best.fraction == 1.0 and worst.fraction == 0.0
+    assert best.numbers["theirs"] == best.numbers["reference"] < best.numbers["naive"]
+    assert "reference" in best.message and "naive" in best.message
+
+
+def test_invalid_partitions_score_zero():
+    part = PARTS["fusion_chains"]
+    inst = part.instance("chains_a")
+    g = built(part.id, inst.id)
+    ops = [i for i, n in enumerate(g.nodes) if n.op != "constant"]
+    fp = graph_fingerprint(g)
+    bad = {
+        "missing node": {"graph": fp, "groups": [ops[:-1]]},
+        "non-convex": {"graph": fp, "groups": [[ops[0], ops[-1]], ops[1:-1]]},
+        "malformed": {"graph": fp, "groups": "all of them"},
+        "constant in a group": {"graph": fp, "groups": [list(range(len(g.nodes)))]},
+    }
+    for why, answer in bad.items():
+        s = score_instance(part, inst, answer)
+        assert s.fraction == 0.0, why
+        assert "invalid answer" in s.message, why
+
+
+def test_answer_for_a_different_graph_scores_zero():
+    part = PARTS["fusion_chains"]
+    other = built(part.id, "chains_h1")
+    answer = {
+        "graph": graph_fingerprint(other),
+        "groups": [list(p) for p in no_fusion(other).groups],
+    }
+    s = score_instance(part, part.instance("chains_a"), answer)
+    assert s.fraction == 0.0 and "different graph" in s.message
+
+
+def test_overlapping_plan_scores_zero_and_names_the_tensors():
+    part = PARTS["memory_greedy"]
+    inst = part.instance("random_40")
+    records = built(part.id, inst.id)
+    from chipsim.grading.answer import records_fingerprint
+
+    answer = {"records": records_fingerprint(records), "offsets": {r.id: 0 for r in records}}
+    s = score_instance(part, inst, answer)
+    assert s.fraction == 0.0 and "overlap" in s.message
+
+
+def test_plan_scores_follow_the_arena_formula():
+    part = PARTS["memory_greedy"]
+    inst = part.instance("random_40")
+    records = built(part.id, inst.id)
+    from chipsim.grading.answer import records_fingerprint
+
+    def score(plan):
+        answer = {"records": records_fingerprint(records), "offsets": dict(plan.offsets)}
+        return score_instance(part, inst, answer)
+
+    ref, ff, nv = score(greedy_by_size(records)), score(first_fit(records)), score(naive(records))
+    assert ref.fraction == 1.0 and nv.fraction == 0.0
+    a, r, n = (ff.numbers[k] for k in ("theirs", "reference", "naive"))
+    assert ff.fraction == pytest.approx((n - a) / (n - r))
+    assert ref.numbers["lower_bound"] <= ref.numbers["theirs"]
+
+
+def test_liveness_and_first_fit_are_exact():
+    part = PARTS["memory_liveness"]
+    graph, order = built(part.id, "live_a")
+    truth = liveness(graph, [graph.nodes[i] for i in order])
+    rows = [[r.id, r.size, r.first, r.last] for r in truth]
+    fp = graph_fingerprint(graph)
+    full = score_instance(part, part.instance("live_a"), {"graph": fp, "records": rows})
+    rows[0][3] += 1
+    off_by_one = score_instance(part, part.instance("live_a"), {"graph": fp, "records": rows})
+    assert full.fraction == 1.0
+    assert off_by_one.fraction == pytest.approx((len(rows) - 1) / len(rows))
+
+
+def test_classify_gives_credit_per_item():
+    ans = submit("fusion_patterns", lambda op: "elementwise", lambda p, c: False, score=False)
+    s = score_answer(PARTS["fusion_patterns"], ans.doc, points=2, required=["items_a"])
+    # exp is elementwise; of the 6 visible pairs, C->C, R->R and O->E may not fuse
+    assert s.instances[0].message.startswith("4 of 11")
+    assert s.score == points_for(4 / 11, 2)
+
+
+def test_missing_malformed_and_misdirected_answers_score_zero():
+    part = PARTS["fusion_chains"]
+    assert score_answer(part, "not json", points=3).score == 0.0
+    assert score_answer(part, {"format": "x"}, points=3).score == 0.0
+    wrong_part = encode("fusion_epilogue", {})
+    assert "for part" in score_answer(part, wrong_part, points=3).instances[0].message
+    s = score_answer(part, encode(part.id, {}), points=3)
+    assert s.score == 0.0 and len(s.instances) == len(part.instances)
+
+
+def test_learner_errors_are_recorded_per_instance_not_raised():
+    def broken(graph, chip):
+        raise NotImplementedError("fuse_chains")
+
+    ans = submit("fusion_chains", broken, hidden=True, score=True)
+    assert set(ans.doc["answers"]) == {i.id for i in PARTS["fusion_chains"].instances}
+    assert all("NotImplementedError" in a["error"] for a in ans.doc["answers"].values())
+    assert ans.provisional.score == 0.0
+    bundle = ans._repr_mimebundle_()
+    json.dumps(bundle[MIME])  # the answer is plain JSON data
+    assert "Provisional score" in bundle["text/plain"]
+
+
+def test_grader_epilogue_reference_beats_no_fusion_on_its_instances():
+    chip = get_chip("edge-npu")
+    from chipsim.grading.checks import baseline
+
+    for inst in PARTS["fusion_epilogue"].instances:
+        g = built("fusion_epilogue", inst.id)
+        epilogue_fusion(g, chip)  # valid by construction: compiles in baseline()
+        b = baseline("fusion_epilogue", inst.id)
+        assert b["reference"] < b["naive"], inst.id

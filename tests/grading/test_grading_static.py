@@ -1,0 +1,77 @@
+"""The static checks: allow-list, forbidden names, reach, and the package snapshot."""
+
+from __future__ import annotations
+
+from chipsim.grading.manifest import Snapshot
+from chipsim.grading.static_check import check_cells, reached_cells
+
+
+def whats(src: str, assignment: str = "fusion", extra=()) -> list[str]:
+    return [v.what for v in check_cells([(0, src)], assignment=assignment, extra=extra)]
+
+
+def test_honest_code_passes():
+    src = (
+        "import numpy as np\nimport warnings, sys\n"
+        "from chipsim.passes.fusion import Partition, working_set_bytes\n"
+        "import chipsim\n"
+        "def first_fit(records):\n    return records\n"
+        "first_fit([])\n"
+        "p = chipsim.compile(g, fusion=lambda g, c: Partition([]))\n"
+        "print('x', file=sys.stderr)\n"
+    )
+    assert whats(src) == []
+
+
+def test_reference_passes_and_dynamic_tricks_are_found():
+    cases = {
+        "from chipsim.passes.fusion import reference_fusion": "allow-list",
+        "import chipsim.passes.fusion as f": "allow-list",
+        "import chipsim\nchipsim.passes.fusion.no_fusion": ".passes",
+        "import importlib": "allow-list",
+        "x = __import__('chipsim')": "__import__",
+        "getattr(m, name)": "computed attribute",
+        "getattr(m, 'greedy_by_size')": "greedy_by_size",
+        "eval('1')": "eval",
+        "x.__dict__": "__dict__",
+        "import sys\nsys.modules['chipsim']": ".modules",
+        "chipsim.compile(g)": "fusion=",
+        "chipsim.compile(g, fusion='reference')": "fusion=",
+        "!pip install x": "magics",
+    }
+    for src, needle in cases.items():
+        found = whats(src)
+        assert any(needle in w for w in found), (src, found)
+
+
+def test_memory_notebook_checks_the_planner_keyword():
+    assert whats("chipsim.compile(g, fusion=None, planner=mine)", "memory_planning") == []
+    assert whats("chipsim.compile(g, planner='search')", "memory_planning")
+
+
+def test_part_rules_apply_to_reached_cells_only():
+    cells = [
+        (1, "from chipsim.ir import get_op\ndef helper(op):\n    return get_op(op).pattern"),
+        (2, "def pattern_of(op):\n    return helper(op)"),
+        (3, "def unrelated():\n    return 1"),
+    ]
+    reached = reached_cells({"pattern_of"}, cells)
+    assert [i for i, _ in reached] == [1, 2]
+    found = check_cells(reached, assignment="fusion", extra=("get_op",))
+    assert {v.cell for v in found} == {1}
+    assert check_cells([cells[2]], assignment="fusion", extra=("get_op",)) == []
+
+
+def test_snapshot_notices_changes_and_restores(tmp_path):
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "a.py").write_text("A = 1\n")
+    (pkg / "sub" / "b.py").write_text("B = 2\n")
+    snap = Snapshot.take(pkg)
+    assert snap.changed() == [] and len(snap.manifest()) == 2
+    (pkg / "a.py").write_text("A = 666\n")
+    (pkg / "evil.py").write_text("import os\n")
+    assert snap.changed() == ["a.py", "evil.py"]
+    assert snap.restore() == ["a.py", "evil.py"]
+    assert (pkg / "a.py").read_text() == "A = 1\n" and not (pkg / "evil.py").exists()
+    assert snap.changed() == []
