@@ -14,8 +14,9 @@ from chipsim.passes.fusion import (
     validate_partition,
     working_set_bytes,
 )
+from chipsim.passes.fusion.generate import REALISTIC_DIMS
 from chipsim.passes.fusion.reference import fuse_elementwise_chains
-from chipsim.passes.fusion.rules import can_fuse, group_pattern
+from chipsim.passes.fusion.rules import COST, can_fuse, group_pattern
 
 seeds = st.integers(min_value=0, max_value=2**32 - 1)
 
@@ -39,8 +40,8 @@ def test_reference_fusion_is_valid_and_round_trips(seed: int) -> None:
 
 @settings(max_examples=150, deadline=None)
 @given(seeds)
-def test_no_group_mixes_two_heavy_ops(seed: int) -> None:
-    g = random_graph(seed)
+def test_no_group_mixes_two_heavy_ops_without_a_chip(seed: int) -> None:
+    g = random_graph(seed)  # no chip: rule rounds only, no cost-aware merges
     for group in reference_fusion(g).groups:
         heavy = [i for i in group if group_pattern([g.nodes[i].op]) >= 3]  # reduction or more
         assert len(heavy) <= 1, [g.nodes[i].op for i in group]
@@ -61,6 +62,25 @@ def test_rule_table_examples() -> None:
 
     assert can_fuse(P.ELEMENTWISE, P.REDUCTION)
     assert can_fuse(P.REDUCTION, P.ELEMENTWISE)
-    assert not can_fuse(P.REDUCTION, P.CONTRACTION)
+    assert can_fuse(P.REDUCTION, P.INJECTIVE, round=2)  # mean then reshape
+    assert can_fuse(P.REDUCTION, P.CONTRACTION, round=COST)  # only when the estimate says so
+    assert not can_fuse(P.REDUCTION, P.CONTRACTION, round=2)
     assert not can_fuse(P.CONTRACTION, P.CONTRACTION)
     assert not any(can_fuse(P.OPAQUE, c) or can_fuse(c, P.OPAQUE) for c in P)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seeds)
+def test_cost_step_never_raises_the_estimate_and_never_fuses_two_contractions(seed: int) -> None:
+    from chipsim.hw import get_chip
+    from chipsim.passes.fusion.cost import kernel_cycles
+
+    chip = get_chip("edge-npu")
+    g = random_graph(seed, dims=REALISTIC_DIMS)
+    with_cost, rules_only = reference_fusion(g, chip), reference_fusion(g)
+    validate_partition(g, with_cost)
+    assert len(with_cost) <= len(rules_only)
+    estimate = sum(kernel_cycles(g, group, chip) for group in with_cost.groups)
+    assert estimate <= sum(kernel_cycles(g, group, chip) for group in rules_only.groups)
+    for group in with_cost.groups:
+        assert sum(group_pattern([g.nodes[i].op]) == 4 for i in group) <= 1  # contractions

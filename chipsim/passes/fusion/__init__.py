@@ -3,14 +3,16 @@
 * :mod:`~chipsim.passes.fusion.partition` — the :class:`Partition` data and its validator;
 * :mod:`~chipsim.passes.fusion.rules` — the fusion rules as a table over op patterns;
 * :mod:`~chipsim.passes.fusion.capacity` — the SRAM working-set estimate of a kernel;
+* :mod:`~chipsim.passes.fusion.cost` — the launch + roofline cycle estimate of a kernel;
 * :mod:`~chipsim.passes.fusion.reference` — the reference pass and simple alternatives;
 * :mod:`~chipsim.passes.fusion.exhaustive` — every valid partition of a small graph;
 * :mod:`~chipsim.passes.fusion.generate` — random small graphs for tests and benchmarks.
 """
 
 from chipsim.passes.fusion.capacity import fits, max_tile_rows, working_set_bytes
+from chipsim.passes.fusion.cost import kernel_cycles
 from chipsim.passes.fusion.exhaustive import all_partitions, count_partitions
-from chipsim.passes.fusion.generate import random_graph
+from chipsim.passes.fusion.generate import REALISTIC_DIMS, TINY_DIMS, random_graph
 from chipsim.passes.fusion.naming import kernel_name
 from chipsim.passes.fusion.partition import Partition, validate_partition
 from chipsim.passes.fusion.reference import (
@@ -26,6 +28,8 @@ from chipsim.passes.fusion.rules import FUSION_TABLE, can_fuse, format_rules, gr
 __all__ = [
     "FUSION_PASSES",
     "FUSION_TABLE",
+    "REALISTIC_DIMS",
+    "TINY_DIMS",
     "Partition",
     "all_partitions",
     "can_fuse",
@@ -36,6 +40,7 @@ __all__ = [
     "get_fusion",
     "group_pattern",
     "immediate_post_dominators",
+    "kernel_cycles",
     "kernel_name",
     "max_tile_rows",
     "no_fusion",

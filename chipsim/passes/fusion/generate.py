@@ -6,6 +6,11 @@
 layernorm and transposes. Operands are drawn mostly from recent values, so graphs are chains
 with side branches and diamonds. Every op's result is used or is a graph output.
 
+Tensor sides come from ``dims``. The default, :data:`TINY_DIMS` (4, 8, 16), keeps tests fast,
+but on such tensors every kernel costs mostly its launch. :data:`REALISTIC_DIMS` (32..256)
+gives tensors of 4 KiB to 256 KiB, where DRAM traffic and compute matter as they do in real
+layers; the fusion-quality benchmark uses them.
+
 Example:
     >>> g = random_graph(7, max_ops=6)
     >>> 1 <= sum(n.op != "constant" for n in g.nodes) <= 6
@@ -36,12 +41,24 @@ KINDS = (
 )
 
 
-def random_graph(seed: int, max_ops: int = 12, min_ops: int = 1) -> Graph:
-    """A random valid graph with between ``min_ops`` and ``max_ops`` non-constant ops."""
+TINY_DIMS = (4, 8, 16)
+REALISTIC_DIMS = (32, 64, 128, 256)
+
+
+def random_graph(
+    seed: int, max_ops: int = 12, min_ops: int = 1, dims: tuple[int, ...] = TINY_DIMS
+) -> Graph:
+    """A random valid graph with between ``min_ops`` and ``max_ops`` non-constant ops.
+
+    Args:
+        seed: the only source of randomness: the same seed gives the same graph.
+        max_ops: most non-constant ops.
+        min_ops: fewest non-constant ops.
+        dims: the tensor sides to draw from (rows, columns, matmul widths).
+    """
     rng = np.random.default_rng(seed)
     n_ops = int(rng.integers(min_ops, max_ops + 1))
     b = GraphBuilder(f"random{seed}")
-    dims = (4, 8, 16)
     pool: list[Value] = [b.input((int(rng.choice(dims)), int(rng.choice(dims))))]
     if rng.random() < 0.3:
         pool.append(b.input(pool[0].shape))
@@ -51,7 +68,7 @@ def random_graph(seed: int, max_ops: int = 12, min_ops: int = 1) -> Graph:
     while ops < n_ops:
         kind = str(rng.choice(names, p=weights / weights.sum()))
         x = _pick(rng, pool)
-        made = _make(rng, b, kind, x, pool, budget=n_ops - ops)
+        made = _make(rng, b, kind, x, pool, budget=n_ops - ops, dims=dims)
         if made is None:
             continue
         value, count = made
@@ -72,7 +89,7 @@ def _const(rng: np.random.Generator, b: GraphBuilder, shape: tuple[int, ...]) ->
     return b.const(rng.normal(0.0, 0.5, size=shape).astype(np.float32))
 
 
-def _make(rng, b: GraphBuilder, kind: str, x: Value, pool: list[Value], budget: int):
+def _make(rng, b: GraphBuilder, kind: str, x: Value, pool: list[Value], budget: int, dims):
     """Add one (or two) ops of ``kind`` reading ``x``; None if it does not fit here."""
     rows, cols = x.shape
     if kind == "unary":
@@ -97,7 +114,7 @@ def _make(rng, b: GraphBuilder, kind: str, x: Value, pool: list[Value], budget: 
     if kind == "layernorm":
         return b.op("layernorm", x), 1
     if kind == "matmul_w":
-        n = int(rng.choice((4, 8, 16)))
+        n = int(rng.choice(dims))
         return b.op("matmul", x, _const(rng, b, (cols, n))), 1
     if kind == "matmul_xy":
         # x @ y.T for another value y with the same number of columns (attention scores)

@@ -10,13 +10,24 @@ Reading the table row by row (in the spirit of TVM's FuseOps):
 
 * cheap per-element ops (elementwise, broadcast, injective) fuse into chains of the same kind,
   and into a reduction that reads them (*input fusion*: ``sum(exp(x))`` never writes ``exp(x)``);
-* a reduction takes an elementwise/broadcast *epilogue* (``mean(x) * 0.5``);
+* a reduction takes an elementwise/broadcast/injective *epilogue* (``mean(x) * 0.5``,
+  a reshape of the result);
 * a contraction (matmul, conv2d) takes an elementwise/broadcast epilogue (bias add,
-  activation) but is never fused into another contraction or into a reduction;
+  activation) but is never fused into another contraction: chaining two (NPU "layer
+  fusion") pays only when the intermediate and both weights stay on chip, and the MLP-style
+  kernel boundaries are what the course's exercises and code generator expect;
 * nothing fuses into or out of an opaque op.
 
+* cells marked 3 (``COST``) are fusions that pay on some chips and sizes but not others: a
+  cheap op feeding a contraction (a *prologue*: ``relu`` or a transpose on the way into a
+  matmul), a reduction feeding another reduction or a contraction, a contraction feeding a
+  transpose or a row-wise reduction. The pass makes them only in its cost-aware last step,
+  and only when its estimate of the chip says the merged kernel is faster.
+
 Each allowed fusion is tagged with the *round* in which the reference pass makes it. Round 1
-builds chains of cheap ops and contraction epilogues; round 2 then fuses around reductions.
+builds chains of cheap ops and contraction epilogues; round 2 then fuses around reductions
+(input fusion, and an elementwise or injective epilogue after a reduction); round 3 is the
+cost-aware step.
 The order matters: in ``relu(conv(x) + b)`` followed by ``mean``, round 1 gives the conv its
 ``add, relu`` epilogue before round 2 could hand those ops to the ``mean`` instead.
 
@@ -44,17 +55,18 @@ E, B, I, R, C, O = (
 )
 
 NEVER = 0
+COST = 3  # allowed only in the cost-aware step, when the estimate says the merge is faster
 #: producer pattern -> round in which it may join a consumer group of each pattern (0: never).
 FUSION_TABLE: dict[Pattern, tuple[int, ...]] = {
     #   consumer group:  E  B  I  R  C  O
-    E: (1, 1, 1, 2, 0, 0),  # chains of cheap ops; input fusion into a reduction
-    B: (1, 1, 1, 2, 0, 0),  # a broadcast is an elementwise op with repeated reads
-    I: (1, 1, 1, 2, 0, 0),  # reshape/transpose/slice only move indices around
-    R: (2, 2, 0, 0, 0, 0),  # a reduction takes an elementwise epilogue, not a 2nd reduction
-    C: (1, 1, 0, 0, 0, 0),  # matmul/conv take a bias-add/activation epilogue, nothing heavier
+    E: (1, 1, 1, 2, 3, 0),  # chains of cheap ops; input fusion into a reduction
+    B: (1, 1, 1, 2, 3, 0),  # a broadcast is an elementwise op with repeated reads
+    I: (1, 1, 1, 2, 3, 0),  # reshape/transpose/slice only move indices around
+    R: (2, 2, 2, 3, 3, 0),  # a reduction takes an elementwise/injective epilogue
+    C: (1, 1, 3, 3, 0, 0),  # matmul/conv take a bias-add/activation epilogue; never a 2nd one
     O: (0, 0, 0, 0, 0, 0),  # opaque: never fused
 }
-ROUNDS = (1, 2)
+ROUNDS = (1, 2)  # the rule-only rounds; COST entries are used by the cost-aware step only
 
 
 def fusion_round(producer: Pattern, consumer_group: Pattern) -> int:

@@ -1,0 +1,207 @@
+"""A back-of-the-envelope estimate of how long one fused kernel takes on a chip.
+
+The reference fusion pass uses it in its last, cost-aware step (see
+:mod:`chipsim.passes.fusion.reference`) to decide whether merging two kernels pays. It is a
+roofline with a launch cost, the same picture the book draws::
+
+    cycles = launch + max(compute, DRAM traffic)     (or their sum, see below)
+    compute = tensor FLOPs / tensor peak + vector work / vector peak
+    DRAM traffic = (bytes read from outside the kernel + bytes written out) / DRAM bandwidth
+
+* **Launch.** Every kernel of a compiled program pays ``chip.launch.graph_cycles`` before it
+  does any work. For small tensors this dominates, so merging small kernels pays.
+* **Traffic.** A value made and used inside the kernel stays on chip. Weights are read from
+  DRAM and graph outputs written to DRAM. Activations passed between kernels stay in the
+  compiler's SRAM arena when they are small (:func:`on_chip_limit`), else they cross the DRAM
+  bus: this is what fusion saves on large, memory-bound tensors.
+* **Compute.** Tensor-core FLOPs (matmul sides rounded up to whole tiles) over its peak, plus
+  vector element-slots (:data:`VECTOR_SLOTS`: ``exp`` costs 4 per element) over the SIMD lanes.
+* **Overlap.** A kernel tiled over its rows streams: DMA for the next tile runs while the
+  units compute this one, so time is the *max* of compute and traffic. A kernel that mixes
+  rows (a transpose, a reduction over axis 0) cannot be cut into row tiles: it loads
+  everything, computes, then stores, so time is the *sum*. If such a kernel's data does not fit
+  in SRAM either, its intermediates spill to DRAM and are written and read back.
+
+The chip is read duck-typed (``chip.launch.graph_cycles``, ``chip.dram.bytes_per_cycle``,
+``chip.sram.capacity_bytes``, ``chip.tensor_flops_per_cycle``, ``chip.tensor_core.tile``,
+``chip.simd.lanes``; see :data:`CHIP_FIELDS`), so this
+module needs nothing from :mod:`chipsim.hw`. It is an estimate, meant to be checked by hand,
+not the simulator: the simulator's timing is the truth. What it leaves out most is that
+independent kernels *overlap* on different units in the simulator (a matmul on the tensor
+core beside a softmax on the SIMD unit), which rewards keeping some kernels apart.
+
+Example:
+    >>> from types import SimpleNamespace as NS
+    >>> from chipsim.ir import GraphBuilder, f32
+    >>> chip = NS(launch=NS(graph_cycles=200), dram=NS(bytes_per_cycle=16),
+    ...           sram=NS(capacity_bytes=2**19), simd=NS(lanes=8), tensor_flops_per_cycle=128)
+    >>> b = GraphBuilder()
+    >>> x = b.input((64, 64), f32)
+    >>> g = b.build(b.op("relu", b.op("neg", x)))
+    >>> kernel_cycles(g, [0], chip)  # launch + 4096 elements / 8 lanes (x stays in SRAM)
+    712
+    >>> kernel_cycles(g, [1], chip)  # launch + 16 KiB graph output to DRAM / 16 B per cycle
+    1224
+    >>> kernel_cycles(g, [0, 1], chip)  # one launch saved; DMA hides the compute
+    1224
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from chipsim.ir.graph import Graph, Node, Value
+from chipsim.ir.ops import Pattern, flops, get_op
+
+#: Vector instructions per element of the ops that cost more than one (transcendentals,
+#: ops that pass over a row twice). Everything else costs one slot per element.
+VECTOR_SLOTS = {
+    "div": 4,
+    "exp": 4,
+    "log": 4,
+    "sqrt": 4,
+    "rsqrt": 4,
+    "tanh": 6,
+    "sigmoid": 6,
+    "gelu": 8,
+    "softmax": 8,
+    "layernorm": 8,
+}
+
+
+def on_chip_limit(chip: Any) -> int:
+    """Largest tensor assumed to stay in SRAM between two kernels (a quarter of SRAM).
+
+    The compiler's placement keeps activations passed between kernels in an SRAM arena (half
+    of SRAM) when they fit there beside the other live ones; a quarter is a safe guess.
+    """
+    return chip.sram.capacity_bytes // 4
+
+
+def _dram_traffic(graph: Graph, group: Sequence[int], chip: Any) -> tuple[int, int]:
+    """(DRAM bytes in and out of the kernel, bytes of values that stay inside it).
+
+    Weights are read from DRAM and graph outputs written to DRAM; activations passed from or
+    to other kernels stay on chip unless they are too big (:func:`on_chip_limit`).
+    """
+    members = set(group)
+    made = {graph.nodes[i].output: i for i in group}
+    index = {n.output: i for i, n in enumerate(graph.nodes)}
+    outputs = set(graph.outputs)
+    limit = on_chip_limit(chip)
+    read: list[Value] = []
+    for i in group:
+        for v in graph.nodes[i].inputs:
+            if v not in made and all(v is not r for r in read):
+                read.append(v)
+    total = 0
+    for v in read:
+        p = index.get(v)
+        weight = p is not None and graph.nodes[p].op == "constant"
+        if (weight and v.type.numel > 1) or v.type.nbytes > limit:
+            total += v.type.nbytes
+    users = graph.users()
+    inner = 0
+    for v in made:
+        leaves_kernel = any(index[u.output] not in members for u in users.get(v, []))
+        if v in outputs or (leaves_kernel and v.type.nbytes > limit):
+            total += v.type.nbytes
+        elif not leaves_kernel:
+            inner += v.type.nbytes
+    return total, inner
+
+
+def _mixes_rows(graph: Graph, i: int) -> bool:
+    """Whether node ``i`` needs rows other than its own (so the kernel cannot stream rows)."""
+    node = graph.nodes[i]
+    rank = node.output.type.rank
+    if node.op == "transpose":
+        return rank >= 2
+    if node.op in ("sum", "max", "mean"):
+        axes = node.attrs.get("axes")
+        return axes is None or any(a % max(rank, 1) == 0 for a in axes)
+    if node.op == "softmax":
+        return node.attrs.get("axis", -1) % max(rank, 1) == 0
+    return False
+
+
+def _tensor_flops(node: Node, chip: Any) -> int:
+    """FLOPs a contraction costs the tensor core: a matmul's sides round up to whole tiles
+    (a ``[256, 1] @ [1, 256]`` outer product still pays for ``k = 4`` on a 4x4x4 core)."""
+    if node.op != "matmul" or node.inputs[0].type.rank < 2 or node.inputs[1].type.rank < 2:
+        return flops(node.op, [v.type for v in node.inputs], node.type, node.attrs)
+    tm, tn, tk = chip.tensor_core.tile
+    m, k = node.inputs[0].shape[-2:]
+    n = node.inputs[1].shape[-1]
+    batch = node.type.numel // max(node.type.shape[-2] * node.type.shape[-1], 1)
+    return 2 * batch * -(-m // tm) * tm * -(-n // tn) * tn * -(-k // tk) * tk
+
+
+@dataclass(frozen=True, slots=True)
+class KernelEstimate:
+    """The estimated time of one kernel, split by what it keeps busy (cycles)."""
+
+    tensor: float  # tensor core
+    vector: float  # SIMD unit
+    dram: float  # DMA to and from DRAM
+    streams: bool  # tiled over rows, so DMA overlaps compute
+
+    @property
+    def body(self) -> float:
+        """Cycles from the kernel's first instruction to its last (launch not included)."""
+        compute = self.tensor + self.vector
+        return max(compute, self.dram) if self.streams else compute + self.dram
+
+
+def estimate_kernel(graph: Graph, group: Sequence[int], chip: Any) -> KernelEstimate:
+    """The :class:`KernelEstimate` of ``group`` (node indices) on ``chip``."""
+    tensor_work = vector_work = 0
+    for i in group:
+        node = graph.nodes[i]
+        if get_op(node.op).pattern == Pattern.CONTRACTION:
+            tensor_work += _tensor_flops(node, chip)
+        else:
+            elements = max([node.type.numel, *(v.type.numel for v in node.inputs)])
+            vector_work += elements * VECTOR_SLOTS.get(node.op, 1)
+    dram_bytes, inner = _dram_traffic(graph, group, chip)
+    streams = not any(_mixes_rows(graph, i) for i in group)
+    if not streams and dram_bytes + inner > chip.sram.capacity_bytes:
+        dram_bytes += 2 * inner  # spilled: intermediates go to DRAM and come back
+    return KernelEstimate(
+        tensor_work / chip.tensor_flops_per_cycle,
+        vector_work / chip.simd.lanes,
+        dram_bytes / chip.dram.bytes_per_cycle,
+        streams,
+    )
+
+
+def kernel_cycles(graph: Graph, group: Sequence[int], chip: Any) -> int:
+    """Estimated cycles of one kernel running ``group`` (node indices) on ``chip``, alone.
+
+    Launch plus body; see the module docstring for the formula and what it leaves out.
+    """
+    return chip.launch.graph_cycles + round(estimate_kernel(graph, group, chip).body)
+
+
+#: The chip fields the estimate reads, as attribute paths.
+CHIP_FIELDS = (
+    "launch.graph_cycles",
+    "dram.bytes_per_cycle",
+    "sram.capacity_bytes",
+    "simd.lanes",
+    "tensor_core.tile",
+    "tensor_flops_per_cycle",
+)
+
+
+def can_estimate(chip: Any) -> bool:
+    """Whether ``chip`` has every field in :data:`CHIP_FIELDS` (a stub with only SRAM has not)."""
+    for path in CHIP_FIELDS:
+        obj = chip
+        for name in path.split("."):
+            if not hasattr(obj, name):
+                return False
+            obj = getattr(obj, name)
+    return True

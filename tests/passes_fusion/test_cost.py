@@ -1,0 +1,53 @@
+"""The kernel cost estimate and the cost-aware step of the reference pass."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from chipsim.hw import get_chip
+from chipsim.ir import GraphBuilder, f32
+from chipsim.passes.fusion import reference_fusion
+from chipsim.passes.fusion.cost import can_estimate, kernel_cycles
+
+CHIP = get_chip("edge-npu")
+
+
+def test_small_kernels_are_launch_bound_and_merging_saves_a_launch() -> None:
+    b = GraphBuilder()
+    x = b.input((64, 64), f32)
+    g = b.build(b.op("relu", b.op("neg", x)))
+    # each alone: 200 launch + max(4096 / 8 vector, 16 KiB in + 16 KiB out (output) / 16)
+    assert kernel_cycles(g, [1], CHIP) == 200 + 1024
+    assert kernel_cycles(g, [0, 1], CHIP) == 200 + 1024  # input and intermediate stay on chip
+
+
+def test_a_transposing_kernel_does_not_overlap_dma_and_compute() -> None:
+    b = GraphBuilder()
+    x = b.input((128, 128), f32)
+    g = b.build(b.op("transpose", x))
+    # 16384 elements / 8 lanes = 2048 compute, then 64 KiB output / 16 = 4096 DMA: summed
+    assert kernel_cycles(g, [0], CHIP) == 200 + 2048 + 4096
+
+
+def test_cost_step_gives_a_reduction_a_transpose_epilogue_but_keeps_mean_of_conv_apart() -> None:
+    b = GraphBuilder()
+    x = b.input((64, 64), f32)
+    y = b.op("transpose", b.op("sum", b.op("exp", x), axes=(-1,), keepdims=True))
+    g = b.build(y)
+    assert reference_fusion(g, CHIP).kernel_names() == ["fused_exp_sum_transpose"]
+    b = GraphBuilder()
+    img = b.input((1, 8, 8, 3), f32)
+    w = b.const(np.ones((3, 3, 3, 8), np.float32))
+    g = b.build(b.op("mean", b.op("conv2d", img, w, padding="same"), axes=(1, 2)))
+    assert reference_fusion(g, CHIP).kernel_names() == ["conv2d", "mean"]  # not row-wise
+
+
+def test_a_chip_without_cost_fields_gets_the_rule_partition() -> None:
+    from types import SimpleNamespace
+
+    stub = SimpleNamespace(sram=SimpleNamespace(capacity_bytes=1 << 20))
+    assert not can_estimate(stub) and can_estimate(CHIP)
+    b = GraphBuilder()
+    x = b.input((4, 8), f32)
+    g = b.build(b.op("matmul", b.op("relu", x), b.const(np.ones((8, 8), np.float32))))
+    assert reference_fusion(g, stub).groups == reference_fusion(g).groups
