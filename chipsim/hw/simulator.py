@@ -5,7 +5,9 @@ Each instruction starts at the latest of
 * the moment its unit is free (units run in parallel, in program order within a unit),
 * the end of every earlier instruction it depends on: read-after-write, write-after-read
   and write-after-write on overlapping bytes of the same memory,
-* the end of the latest kernel launch or sync (a kernel cannot start before it is launched).
+* the kernel floor: a kernel starts only once it is launched **and** every instruction of
+  the kernels before it has finished. Kernels run one after another, as on one GPU stream;
+  only the launches (on the host) queue ahead of the chip.
 
 Instructions are taken in program order, so ties break by instruction id and the result is
 the same on every run. Dependencies are found with one :class:`IntervalMap` per memory and
@@ -118,7 +120,7 @@ class Simulator:
         self._unit_free = dict.fromkeys(UNITS, 0)
         self._written = {lv: IntervalMap() for lv in LEVELS}
         self._read = {lv: IntervalMap() for lv in LEVELS}
-        self._floor = 0  # end of the latest launch/sync: later instructions wait for it
+        self._floor = 0  # the next kernel starts after its launch and all earlier work
         self._end = 0
         self._cost_cache: dict[int, int] = {}
 
@@ -156,7 +158,7 @@ class Simulator:
                 f"{self._where(instr)}: opcode {instr.opcode!r} does not run on unit {unit!r}"
             )
         written, read = self._written, self._read
-        start = max(self._unit_free[unit], self._floor)
+        start = self._unit_free[unit] if unit == "host" else max(self._unit_free[unit], self._floor)
         src_ranges = []
         for op in instr.srcs:
             lo, hi = self._bounds(op, instr)
@@ -170,8 +172,8 @@ class Simulator:
         if instr.opcode == "sync":
             start = max(start, self._end)
         end = start + cost(instr, self.chip)
-        if unit == "host":
-            self._floor = max(self._floor, end)
+        if unit == "host":  # a launch or sync: the next kernel waits for it and for all before
+            self._floor = max(self._floor, end, self._end)
         if self.functional:
             self._execute(instr)
         for level, lo, hi in src_ranges:

@@ -3,6 +3,10 @@
 Greedy by size is one order and one placement rule. Search tries more of both and keeps the
 best plan it finds, starting from greedy by size, so it is never worse than it:
 
+0. *Guillotine recovery*: when the live bytes are the same at every step, a plan without
+   holes may exist; :mod:`.search_guillotine` looks for one by recovering the cuts (across
+   time or across addresses) that split the picture into strips. A plan it finds reaches the
+   lower bound, so it is optimal and the search stops there.
 1. *Orderings*: largest first, longest-lived first, largest area (size x lifetime) first,
    earliest first, and a few seeded random orders, each placed with best fit and lowest fit.
 2. *Skyline best fit*: fill the lowest free stretch of the address x time picture with the
@@ -39,6 +43,7 @@ from chipsim.passes.memory.liveness import (
 )
 from chipsim.passes.memory.plan import MemoryPlan, make_plan
 from chipsim.passes.memory.planners import _best_offset, greedy_by_size, overlap_lists
+from chipsim.passes.memory.search_guillotine import pack_guillotine
 from chipsim.passes.memory.search_skyline import fill_skyline
 
 
@@ -77,6 +82,11 @@ def search(
             best_offsets, best_arena, best_order = offsets, arena, order
 
     lower = ctx.lower_bound()
+    exact = pack_guillotine(ctx.first, ctx.last, ctx.sizes)
+    if exact is not None:
+        consider(exact, sorted(range(n), key=lambda i: (exact[i], i)))
+        if best_arena == lower:  # optimal: nothing left to search for
+            return make_plan(records, best_offsets, alignment, "search")
     for order in _orderings(ctx, rng):
         for best_fit in (True, False):
             consider(ctx.place(order, best_fit), order)
