@@ -14,7 +14,7 @@ from chipsim.passes.memory import naive
         (add_mul(), ["fused_add_mul"]),
         (linear_relu(1), ["fused_matmul_add_relu"]),
         (linear_relu(2), ["fused_matmul_add_relu"]),
-        (mlp(), ["fused_matmul_add_relu", "fused_matmul_add_relu_1", "fused_matmul_add"]),
+        (mlp(), ["fused_matmul_add_relu", "fused_matmul_add", "fused_relu_matmul_add"]),
         (small_cnn(), ["fused_conv2d_add_relu", "fused_conv2d_add_relu_1", "mean"]),
     ],
     ids=["add_mul", "linear_relu_rank1", "linear_relu_rank2", "mlp", "small_cnn"],

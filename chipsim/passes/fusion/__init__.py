@@ -5,6 +5,7 @@
 * :mod:`~chipsim.passes.fusion.capacity` — the SRAM working-set estimate of a kernel;
 * :mod:`~chipsim.passes.fusion.cost` — the launch + roofline cycle estimate of a kernel;
 * :mod:`~chipsim.passes.fusion.reference` — the reference pass and simple alternatives;
+* :mod:`~chipsim.passes.fusion.search` — its cost-aware last round (merge and move kernels);
 * :mod:`~chipsim.passes.fusion.exhaustive` — every valid partition of a small graph;
 * :mod:`~chipsim.passes.fusion.generate` — random small graphs for tests and benchmarks.
 """

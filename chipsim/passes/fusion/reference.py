@@ -26,16 +26,14 @@ when three rules agree:
 Because each op is in exactly one group, nothing is ever duplicated; and because an op only
 joins a group that holds *all* its users, every group is convex.
 
-4. **Cost-aware last step (round 3, only with a chip).** Rules cannot know sizes. Every
-   kernel pays a launch (``chip.launch.graph_cycles``) before it does any work, so on small
-   tensors two kernels cost about two launches where one merged kernel costs one; on big
-   tensors, merging keeps an intermediate on chip instead of sending it through DRAM; but a
-   merge can also hurt (a transpose makes a kernel unable to stream rows, so its DMA no
-   longer overlaps compute). So neighbouring groups merge, largest estimated saving first,
-   while :func:`~chipsim.passes.fusion.cost.kernel_cycles` says the merged kernel is faster
-   than the two apart. The merge must be allowed by the table in some round (the ``COST``
-   cells are allowed *only* here), stay convex and acyclic, fit in SRAM, and keep a
-   reduction beside a contraction row-wise. Two contractions are never merged.
+4. **Cost-aware last step (round 3, only with a chip).** Rules cannot know sizes. Kernels
+   run one after another, so a partition costs about the sum of its kernels'
+   :func:`~chipsim.passes.fusion.cost.kernel_cycles`: a launch each, and a roofline of
+   compute against DRAM traffic. :class:`~chipsim.passes.fusion.search.CostSearch` then
+   merges neighbouring kernels (largest estimated saving first; the table's ``COST`` cells,
+   two contractions in one kernel included, are allowed *only* here) and moves single ops
+   between kernels, keeping each change only when the estimate goes down and every kernel
+   stays convex, fits in SRAM and, with two contractions, row-tiles without spilling.
 
 Example:
     >>> from chipsim.ir import GraphBuilder, f32
@@ -57,9 +55,10 @@ import networkx as nx
 from chipsim.errors import PassError
 from chipsim.ir.graph import Graph
 from chipsim.passes.fusion.capacity import fits
-from chipsim.passes.fusion.cost import can_estimate, kernel_cycles
+from chipsim.passes.fusion.cost import can_estimate
 from chipsim.passes.fusion.partition import Partition, node_dag
 from chipsim.passes.fusion.rules import ROUNDS, Pattern, can_fuse, group_pattern, op_pattern
+from chipsim.passes.fusion.search import CostSearch
 
 EXIT = "exit"  # the virtual node after every graph output
 
@@ -150,87 +149,9 @@ def reference_fusion(
                 for i in group:
                     group_of[i] = target
     if chip is not None and can_estimate(chip):
-        _merge_by_cost(graph, group_of, chip, budget)
+        groups = [tuple(sorted(g)) for g in _as_partition(graph, group_of).groups]
+        return topological_groups(graph, CostSearch(graph, chip, budget).improve(groups))
     return _as_partition(graph, group_of)
-
-
-def _merge_by_cost(
-    graph: Graph, group_of: dict[int, list[int]], chip: Any, budget: int | None
-) -> None:
-    """Round 3: merge neighbouring kernels while the estimate says the program gets faster.
-
-    Candidates are a producer group ``P`` and a group ``Q`` that reads from it. They merge
-    when the table allows ``P`` to join ``Q`` in any round (``COST`` cells included), the
-    merged group is convex, fits in SRAM and keeps every reduction beside a contraction
-    row-wise, and the sum of :func:`~chipsim.passes.fusion.cost.kernel_cycles` over the
-    partition goes down. The merge that saves most is made first, then all pairs are looked
-    at again, until no merge pays. Groups change in place in ``group_of``.
-    """
-    dag = node_dag(graph)
-    while True:
-        current = _as_partition(graph, group_of).groups
-        best_cycles, best = _estimate(graph, current, chip), None
-        for a, b in sorted(dag.edges):
-            if a not in group_of or b not in group_of or group_of[a] is group_of[b]:
-                continue
-            p, q = group_of[a], group_of[b]
-            merged = tuple(sorted(p + q))
-            if not (
-                can_fuse(_pattern(graph, p), _pattern(graph, q))
-                and _rowwise_heavy(graph, merged)
-                and _convex(dag, merged)
-                and fits(graph, merged, budget)
-            ):
-                continue
-            others = [g for g in current if g[0] not in (min(p), min(q))]
-            try:
-                order = topological_groups(graph, [*others, merged]).groups
-            except nx.NetworkXUnfeasible:
-                continue  # the merged kernel and another would wait for each other
-            cycles = _estimate(graph, order, chip)
-            if cycles < best_cycles:
-                best_cycles, best = cycles, (p, q)
-        if best is None:
-            return
-        p, q = best
-        q.extend(p)
-        for i in p:
-            group_of[i] = q
-
-
-def _estimate(graph: Graph, groups: tuple[tuple[int, ...], ...], chip: Any) -> int:
-    """Estimated cycles of a partition: its kernels' estimates, added up."""
-    return sum(kernel_cycles(graph, group, chip) for group in groups)
-
-
-def _convex(dag: nx.DiGraph, group: tuple[int, ...]) -> bool:
-    """No path leaves ``group`` and comes back in."""
-    members = set(group)
-    out = set().union(*(nx.descendants(dag, i) for i in group)) - members
-    return not any(nx.has_path(dag, o, i) for o in out for i in group if o < i)
-
-
-def _rowwise_heavy(graph: Graph, group: tuple[int, ...]) -> bool:
-    """A reduction may share a kernel with a contraction only if it works row by row.
-
-    Then each row tile of the kernel finishes its own reductions; a reduction across rows
-    (``mean`` over a conv's spatial axes) would need the whole contraction output first.
-    """
-    pats = [op_pattern(graph.nodes[i].op) for i in group]
-    if Pattern.CONTRACTION not in pats:
-        return True
-    for i, pat in zip(group, pats):
-        node = graph.nodes[i]
-        if pat == Pattern.REDUCTION and node.op in ("sum", "max", "mean"):
-            rank = node.inputs[0].type.rank
-            axes = node.attrs.get("axes")
-            if axes is None or [a % rank for a in axes] != [rank - 1]:
-                return False
-        elif pat == Pattern.REDUCTION and node.attrs.get("axis", -1) % node.type.rank != (
-            node.type.rank - 1
-        ):
-            return False
-    return True
 
 
 def _pattern(graph: Graph, group: list[int]) -> Pattern:
