@@ -2,10 +2,15 @@
 
 Run: ``.venv/bin/python benchmarks/planners.py``. Arena sizes are deterministic; the times
 are wall-clock seconds per instance on the machine that runs it (a benchmark, not a test).
+
+``.venv/bin/python benchmarks/planners.py --sweep 40`` adds a summary over packed instances
+n = 100/200/400 with seeds ``0..39``: how often ``search`` reaches the optimum, how often the
+guillotine recovery alone finds it, and the slowest search.
 """
 
 from __future__ import annotations
 
+import sys
 import time
 
 from chipsim.passes.memory import PLANNERS, lower_bound, validate_plan
@@ -14,6 +19,7 @@ from chipsim.passes.memory.instances import (
     mobilenet_v2_records,
     packed_instance,
 )
+from chipsim.passes.memory.search_guillotine import pack_guillotine
 
 NAMES = ("naive", "first_fit", "greedy_by_size", "search")
 
@@ -42,5 +48,37 @@ def main() -> None:
     print(f"| mean of packed | | | {means} | |")
 
 
+def sweep(seeds: int) -> None:
+    """Search and guillotine recovery on packed instances n = 100/200/400, seeds 0..seeds-1."""
+    optimal = recovered = total = 0
+    worst, worst_label, greedy, ratios = 0.0, "", [], []
+    for n in (100, 200, 400):
+        for s in range(seeds):
+            recs = packed_instance(n, s)
+            lb = lower_bound(recs)
+            # quantum 64 = default alignment, so the sizes need no rounding here
+            spans = ([r.first for r in recs], [r.last for r in recs], [r.size for r in recs])
+            found = pack_guillotine(*spans)
+            recovered += found is not None
+            start = time.perf_counter()
+            plan = validate_plan(PLANNERS["search"](recs))
+            seconds = time.perf_counter() - start
+            if seconds > worst:
+                worst, worst_label = seconds, f"n={n} seed={s}"
+            optimal += plan.arena_size == lb
+            ratios.append(plan.arena_size / lb)
+            greedy.append(validate_plan(PLANNERS["greedy_by_size"](recs)).arena_size / lb)
+            total += 1
+    print(f"\nsweep: packed n = 100/200/400 x seeds 0..{seeds - 1} ({total} instances)")
+    print(
+        f"search optimal: {optimal}/{total} (worst ratio {max(ratios):.3f}); "
+        f"guillotine recovery alone: {recovered}/{total}"
+    )
+    print(f"slowest search: {worst:.2f} s ({worst_label})")
+    print(f"greedy_by_size mean ratio: {sum(greedy) / len(greedy):.3f}, worst {max(greedy):.3f}")
+
+
 if __name__ == "__main__":
     main()
+    if len(sys.argv) > 2 and sys.argv[1] == "--sweep":
+        sweep(int(sys.argv[2]))

@@ -47,7 +47,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import networkx as nx
@@ -115,7 +115,11 @@ def _budget(chip: Any, sram_budget: int | None) -> int | None:
 
 
 def reference_fusion(
-    graph: Graph, chip: Any = None, *, sram_budget: int | None = None
+    graph: Graph,
+    chip: Any = None,
+    *,
+    sram_budget: int | None = None,
+    feasible: Callable[[Sequence[int]], bool] | None = None,
 ) -> Partition:
     """Fuse ``graph``'s ops into kernels by the rules in the module docstring.
 
@@ -123,6 +127,9 @@ def reference_fusion(
         graph: the graph to partition.
         chip: optional; only ``chip.sram.capacity_bytes`` is read, as the SRAM budget.
         sram_budget: bytes; overrides the chip's capacity when given.
+        feasible: optional extra check of a multi-op group, e.g. "the code generator can run
+            it without spilling" (``chipsim.compile`` passes one built from the code
+            generator; the pass itself knows only the IR and the capacity estimate).
 
     Returns:
         A valid :class:`Partition`, printing with the graph's names.
@@ -143,6 +150,7 @@ def reference_fusion(
                 and all(u in target for u in users[p])  # every path p -> d stays in the kernel
                 and can_fuse(_pattern(graph, group), _pattern(graph, target), round)
                 and fits(graph, sorted(group + target), budget)
+                and (feasible is None or feasible(sorted(group + target)))
             )
             if joins:
                 target.extend(group)
@@ -150,7 +158,7 @@ def reference_fusion(
                     group_of[i] = target
     if chip is not None and can_estimate(chip):
         groups = [tuple(sorted(g)) for g in _as_partition(graph, group_of).groups]
-        return topological_groups(graph, CostSearch(graph, chip, budget).improve(groups))
+        return topological_groups(graph, CostSearch(graph, chip, budget, feasible).improve(groups))
     return _as_partition(graph, group_of)
 
 

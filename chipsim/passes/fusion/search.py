@@ -27,6 +27,7 @@ scales to a transformer block.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import networkx as nx
@@ -49,10 +50,17 @@ class CostSearch:
         graph: the graph being partitioned.
         chip: a chip with the fields :data:`~chipsim.passes.fusion.cost.CHIP_FIELDS`.
         budget: SRAM bytes a kernel may use (None: no limit).
+        feasible: optional extra check of a multi-op group (see ``reference_fusion``).
     """
 
-    def __init__(self, graph: Graph, chip: Any, budget: int | None) -> None:
-        self.graph, self.chip, self.budget = graph, chip, budget
+    def __init__(
+        self,
+        graph: Graph,
+        chip: Any,
+        budget: int | None,
+        feasible: Callable[[Sequence[int]], bool] | None = None,
+    ) -> None:
+        self.graph, self.chip, self.budget, self.feasible = graph, chip, budget, feasible
         ops = [i for i, n in enumerate(graph.nodes) if n.op != "constant"]
         self.dag = node_dag(graph).subgraph(ops).copy()
         self._cycles: dict[Group, int] = {}
@@ -82,6 +90,7 @@ class CostSearch:
             and _convex(self.dag, group)
             and fits(self.graph, group, self.budget)
             and self._layer_fusion_fits(group, pats)
+            and (self.feasible is None or len(group) == 1 or self.feasible(group))
         )
 
     def _layer_fusion_fits(self, group: Group, pats: dict[int, Pattern]) -> bool:
