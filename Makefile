@@ -11,12 +11,12 @@ STAMP := $(VENV)/.installed
 # Recipes use the venv's tools first (nbgrader needs `alembic` on PATH, for instance).
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-LINT_PATHS := chipsim tests benchmarks nbgrader_config.py
+LINT_PATHS := chipsim tests benchmarks grading/make_demo_submissions.py nbgrader_config.py
 BOOK_FLAGS := --all -W -n --keep-going
 # JupyterLab setting (kept inside the venv): double-clicking a chapter opens it as a notebook.
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 
-.PHONY: help setup book test lint lab chapter exercises clean
+.PHONY: help setup book test lint lab chapter exercises grade feedback demo-submissions clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -64,6 +64,19 @@ chapter: $(STAMP)  ## execute one chapter: make chapter CH=book/static_vs_dynami
 exercises: $(STAMP)  ## regenerate exercises/ from solutions/ (nbgrader generate_assignment)
 	nbgrader generate_assignment fusion --force
 	nbgrader generate_assignment memory_planning --force
+
+# Instructor: autograde gradebook/submitted in parallel (the demo learners when it is empty),
+# in the chipsim-sandbox kernel; then gradebook/grades.csv and score_distribution.png.
+# Options: make grade GRADE_FLAGS="--workers 4 --force --timeout 30"
+GRADE_FLAGS ?=
+grade: $(STAMP)  ## autograde every submission in parallel; grades.csv + score plot in gradebook/
+	python -m chipsim.grading.cli grade $(GRADE_FLAGS)
+
+feedback: $(STAMP)  ## HTML feedback (with pictures) per student under gradebook/feedback/
+	python -m chipsim.grading.cli feedback
+
+demo-submissions: $(STAMP)  ## regenerate grading/demo_submissions from exercises/ + solutions/
+	python grading/make_demo_submissions.py
 
 clean:  ## remove build outputs (keeps .venv)
 	rm -rf _build

@@ -9,7 +9,9 @@ Layout (all paths relative to the course root, the folder holding this file):
 
 Autograding recomputes every chipsim score outside the learner's kernel: the preprocessor
 ``chipsim.grading.nbgrader_rescore.RescoreAnswers`` runs after ``Execute`` and before
-``SaveAutoGrades``.
+``SaveAutoGrades``. Learners' code runs in ``GuardedExecute`` (``chipsim.grading.execute``):
+the ``chipsim-sandbox`` kernel when installed (``make grade`` installs it: unprivileged user,
+memory/CPU/process limits) and a per-cell time limit.
 """
 
 import os
@@ -18,19 +20,22 @@ from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbgrader.preprocessors import (
     AssignLatePenalties,
     CheckCellMetadata,
-    Execute,
     IgnorePattern,
     LimitOutput,
     SaveAutoGrades,
 )
 
+from chipsim.grading.execute import GuardedExecute
 from chipsim.grading.nbgrader_rescore import RescoreAnswers
+from chipsim.grading.sandbox import lock_down
 
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 GRADEBOOK = os.path.join(ROOT, "gradebook")
 os.makedirs(GRADEBOOK, exist_ok=True)  # nbgrader needs the database's folder to exist
+if os.geteuid() == 0:  # sandboxed kernels run as nobody: keep sources and grades private
+    lock_down(ROOT)
 
 c.CourseDirectory.course_id = "chipsim-ch4"
 c.CourseDirectory.root = ROOT
@@ -39,15 +44,19 @@ c.CourseDirectory.release_directory = "exercises"
 c.CourseDirectory.submitted_directory = "gradebook/submitted"
 c.CourseDirectory.autograded_directory = "gradebook/autograded"
 c.CourseDirectory.feedback_directory = "gradebook/feedback"
-c.CourseDirectory.db_url = "sqlite:///" + os.path.join(GRADEBOOK, "gradebook.db")
+# Parallel graders share the database: wait up to 120 s for a lock instead of failing.
+c.CourseDirectory.db_url = "sqlite:///" + os.path.join(GRADEBOOK, "gradebook.db") + "?timeout=120"
 
 # Released stubs: the line after each solution region raises NotImplementedError("<task>").
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE"}
-# Cells that compile and simulate several programs need more than nbgrader's default 30 s.
-c.Execute.timeout = 180
+# Per-cell limit: a cell past it gets an error output (0 for its part) and grading moves on.
+# Cells that compile and simulate several programs take a few seconds; 60 s leaves room for a
+# loaded machine. Override per run: nbgrader autograde ... --GuardedExecute.timeout=30
+c.GuardedExecute.timeout = 60
+c.GuardedExecute.sandbox = True
 
 c.Autograde.autograde_preprocessors = [
-    Execute,
+    GuardedExecute,
     RescoreAnswers,
     IgnorePattern,
     ClearMetadataPreprocessor,

@@ -138,7 +138,8 @@ def score_instance(part: Part, inst: Instance, answer: Any) -> InstanceScore:
         try:
             return check(part, inst, answer)
         except (ChipsimError, KeyError, TypeError, ValueError, IndexError) as exc:
-            return InstanceScore(inst.id, 0.0, f"invalid answer: {type(exc).__name__}: {exc}")
+            why = f"invalid answer: {type(exc).__name__}: {exc}"
+            return InstanceScore(inst.id, 0.0, why, invalid=True)
 
 
 def _classify(part: Part, inst: Instance, answer: dict) -> InstanceScore:
@@ -180,13 +181,13 @@ def _fusion(part: Part, inst: Instance, answer: dict) -> InstanceScore:
 
     graph = built(part.id, inst.id)
     if answer.get("graph") != graph_fingerprint(graph):
-        return InstanceScore(inst.id, 0.0, "this answer is for a different graph")
+        return InstanceScore(inst.id, 0.0, "this answer is for a different graph", invalid=True)
     partition = Partition(answer["groups"])
     validate_partition(graph, partition)
     prog = compile_with(graph, partition)
     bad = _mismatch(graph, prog)
     if bad:
-        return InstanceScore(inst.id, 0.0, bad)
+        return InstanceScore(inst.id, 0.0, bad, invalid=True)
     base = baseline(part.id, inst.id)
     return _timed(inst, prog.report.cycles, base, "cycles", (prog, base["shown"]))
 
@@ -198,7 +199,7 @@ def _plan_kind(part: Part, inst: Instance, answer: dict) -> InstanceScore:
     prog = compile_with(graph, plan=plan)
     bad = _mismatch(graph, prog)
     if bad:
-        return InstanceScore(inst.id, 0.0, bad)
+        return InstanceScore(inst.id, 0.0, bad, invalid=True)
     return _timed(inst, prog.report.cycles, base, "cycles", (prog, base["shown"]))
 
 
@@ -226,7 +227,7 @@ def _liveness(part: Part, inst: Instance, answer: dict) -> InstanceScore:
 
     graph, order = built(part.id, inst.id)
     if answer.get("graph") != graph_fingerprint(graph):
-        return InstanceScore(inst.id, 0.0, "this answer is for a different graph")
+        return InstanceScore(inst.id, 0.0, "this answer is for a different graph", invalid=True)
     truth = {
         (r.id, r.size, r.first, r.last) for r in liveness(graph, [graph.nodes[i] for i in order])
     }

@@ -64,6 +64,8 @@ class InstanceScore:
         message: one line saying why (the formula with numbers, or what was wrong).
         numbers: the measured numbers (theirs, reference, naive, lower_bound) when timed.
         picture: what to draw beside the reference's (``None`` for exact-answer parts).
+        invalid: the answer was invalid (malformed, for another graph, overlapping, not
+            convex, not numerically equivalent): the whole part then scores 0.
     """
 
     instance: str
@@ -71,6 +73,7 @@ class InstanceScore:
     message: str
     numbers: dict[str, int] = field(default_factory=dict)
     picture: Any = field(default=None, compare=False, repr=False)
+    invalid: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,8 +87,10 @@ class PartScore:
 
     @property
     def fraction(self) -> float:
-        """Mean credit over the instances (each instance weighs the same)."""
-        if not self.instances:
+        """Mean credit over the instances (each instance weighs the same); 0 if any answer
+        was invalid — a pass that returns an invalid answer for one graph (say, a hard-coded
+        answer for a visible graph) is not a working pass."""
+        if not self.instances or any(s.invalid for s in self.instances):
             return 0.0
         return sum(s.fraction for s in self.instances) / len(self.instances)
 
@@ -98,6 +103,10 @@ class PartScore:
         """The text shown in the graded cell and in the feedback."""
         lines = [f"Part {self.part}: {self.score:g} / {self.points:g} points"]
         lines += [f"  {note}" for note in self.notes]
+        if any(s.invalid for s in self.instances):
+            lines.append(
+                "  An answer below is invalid, so the whole part scores 0: fix that first."
+            )
         for s in self.instances:
             lines.append(f"  - {s.instance}: {s.fraction:.1%} credit. {s.message}")
         if any(s.numbers for s in self.instances):

@@ -113,6 +113,38 @@ def defined_names(tree: ast.AST) -> set[str]:
     return out
 
 
+def top_level_names(tree: ast.Module) -> set[str]:
+    """Names a cell binds at module level (what other cells can see): not function locals."""
+    out: set[str] = set()
+    for stmt in tree.body:
+        for node in ast.walk(stmt):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                if not isinstance(node, ast.Lambda):
+                    out.add(node.name)
+                continue  # its body is local: ast.walk still visits it, filtered below
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                out.add(node.id)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                out.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return out - _local_names(tree)
+
+
+def _local_names(tree: ast.Module) -> set[str]:
+    """Names bound only inside function bodies (and comprehensions) of the cell."""
+    inner: set[str] = set()
+    outer: set[str] = set()
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                    inner.add(node.id)
+        else:
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                    outer.add(node.id)
+    return inner - outer
+
+
 def used_names(tree: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
@@ -207,7 +239,9 @@ def reached_cells(start: Iterable[str], cells: Sequence[tuple[int, str]]) -> lis
     for i, src in cells:
         tree = parse(src)
         if tree is not None:
-            info.append((i, src, defined_names(tree), used_names(tree)))
+            # Only module-level names link cells: a loop variable ``i`` in one function does
+            # not make another cell's ``i`` part of the solution.
+            info.append((i, src, top_level_names(tree), used_names(tree)))
     wanted, seen, out = set(start), set(), []
     changed = True
     while changed:

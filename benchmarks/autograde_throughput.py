@@ -1,0 +1,76 @@
+"""Autograde throughput: 40 submitted notebooks (20 students x 2 assignments), 1 worker vs all.
+
+    .venv/bin/python benchmarks/autograde_throughput.py [--students 20] [--workers N]
+
+Builds a temporary course (private chipsim copy, sandbox kernel), submits the demo learners'
+notebooks round-robin under 20 student ids per assignment, and grades them twice with
+:func:`chipsim.grading.parallel.grade_all`: one worker, then one per core. Prints a Markdown
+row per run: notebooks, workers, wall seconds, seconds per notebook, speed-up.
+Targets: >= 1.8x on 2 cores, < 10 s per submission notebook.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "grading"))
+
+from grading_course import course_env, make_sandbox_course, nbgrader  # noqa: E402
+
+from chipsim.grading.parallel import grade_all  # noqa: E402
+
+
+def setup(tmp: Path, students: int) -> Path:
+    course = make_sandbox_course(tmp)
+    for name in ("fusion", "memory_planning"):
+        done = nbgrader(course, "generate_assignment", name, "--force")
+        assert done.returncode == 0, done.stderr
+    demos = sorted((ROOT / "grading" / "demo_submissions").glob("*/*/*.ipynb"))
+    by_assignment: dict[str, list[Path]] = {}
+    for p in demos:
+        by_assignment.setdefault(p.parent.name, []).append(p)
+    for assignment, nbs in by_assignment.items():
+        for k in range(students):
+            folder = course / "gradebook" / "submitted" / f"s{k:02d}" / assignment
+            folder.mkdir(parents=True, exist_ok=True)
+            shutil.copy(nbs[k % len(nbs)], folder / f"{assignment}.ipynb")
+    return course
+
+
+def run(course: Path, workers: int) -> tuple[int, float]:
+    for sub in ("autograded",):
+        shutil.rmtree(course / "gradebook" / sub, ignore_errors=True)
+    start = time.perf_counter()
+    result = grade_all(course, workers=workers, force=True, env=course_env(course), progress=True)
+    wall = time.perf_counter() - start
+    assert result.ok, [o.log for o in result.outcomes if o.returncode]
+    return len(result.outcomes), wall
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--students", type=int, default=20)
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="chipsim-bench-"))
+    try:
+        course = setup(tmp, args.students)
+        n1, t1 = run(course, 1)
+        nn, tn = run(course, args.workers)
+        print("| notebooks | workers | wall s | s / notebook | speed-up |")
+        print("|---|---|---|---|---|")
+        print(f"| {n1} | 1 | {t1:.1f} | {t1 / n1:.2f} | 1.00 |")
+        print(f"| {nn} | {args.workers} | {tn:.1f} | {tn / nn:.2f} | {t1 / tn:.2f} |")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""The instructor's commands behind ``make grade`` and ``make feedback``.
+
+``python -m chipsim.grading.cli grade`` (from the course root):
+
+1. installs the ``chipsim-sandbox`` kernel into this venv (:mod:`.sandbox`);
+2. copies ``grading/demo_submissions`` into ``gradebook/submitted`` when that is empty
+   (``--no-demo`` to skip), so the command can be tried at once;
+3. autogrades every submission in parallel (:mod:`.parallel`) with a progress bar;
+4. writes ``gradebook/grades.csv`` and ``gradebook/score_distribution.png`` (:mod:`.report`).
+
+``python -m chipsim.grading.cli feedback`` runs ``nbgrader generate_feedback`` for every
+assignment and checks that each HTML page carries its pictures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from chipsim.grading import parallel, report
+from chipsim.grading.sandbox import Limits, can_drop_privileges, install_kernelspec
+
+
+def grade(args: argparse.Namespace) -> int:
+    course = Path(args.course).resolve()
+    folder = install_kernelspec(Limits(memory_bytes=args.memory_gib << 30))
+    who = "as nobody" if can_drop_privileges() else "as you (not root: limits only)"
+    print(f"sandbox kernel: {folder} (kernels run {who})")
+    if not args.no_demo:
+        n = parallel.copy_demo_submissions(course, course / "grading" / "demo_submissions")
+        if n:
+            print(f"gradebook/submitted was empty: copied {n} demo submissions")
+    extra = [f"--GuardedExecute.timeout={args.timeout}"] if args.timeout else []
+    run = parallel.grade_all(course, workers=args.workers, force=args.force, extra=extra)
+    for out in run.outcomes:
+        if out.returncode != 0:
+            print(f"nbgrader failed for {out.job.student}/{out.job.assignment}:\n{out.log}")
+    rows = report.collect(parallel.db_url(course))
+    csv = report.write_csv(rows, course / "gradebook" / "grades.csv")
+    png = report.plot_distribution(rows, course / "gradebook" / "score_distribution.png")
+    print(f"{len(run.outcomes)} notebooks graded; grades: {csv}; distribution: {png}")
+    for student, total in report.totals(rows).items():
+        print(f"  {student:20} {total:7.3f}")
+    if run.missing:
+        print("NOT graded:", ", ".join(f"{j.student}/{j.assignment}" for j in run.missing))
+        return 1
+    return 0
+
+
+def feedback(args: argparse.Namespace) -> int:
+    course = Path(args.course).resolve()
+    jobs = parallel.find_jobs(course)
+    for name in sorted({j.assignment for j in jobs}):
+        cmd = parallel.nbgrader_command(course, "generate_feedback", name, "--force")
+        done = parallel._run(course, cmd, None)
+        if done.returncode != 0:
+            print(done.stdout + done.stderr)
+            return 1
+    pages = sorted((course / "gradebook" / "feedback").glob("*/*/*.html"))
+    bare = [p for p in pages if "<img" not in p.read_text()]
+    print(f"{len(pages)} feedback pages under gradebook/feedback/<student>/<assignment>/")
+    if bare:
+        print("pages without pictures:", ", ".join(str(p) for p in bare))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m chipsim.grading.cli")
+    sub = ap.add_subparsers(dest="command", required=True)
+    g = sub.add_parser("grade", help="autograde every submission in parallel, export grades")
+    g.add_argument("--course", default=".")
+    g.add_argument("--workers", type=int, default=None, help="default: all cores")
+    g.add_argument("--force", action="store_true", help="regrade graded notebooks")
+    g.add_argument("--no-demo", action="store_true", help="do not copy the demo submissions")
+    g.add_argument("--timeout", type=int, default=0, help="seconds per cell (default: config)")
+    g.add_argument("--memory-gib", type=int, default=4, help="address space per kernel")
+    f = sub.add_parser("feedback", help="nbgrader generate_feedback for every assignment")
+    f.add_argument("--course", default=".")
+    args = ap.parse_args(argv)
+    return grade(args) if args.command == "grade" else feedback(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

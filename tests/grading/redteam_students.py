@@ -1,0 +1,320 @@
+"""The red-team and honest submissions of the fusion notebook, as cell-source replacements.
+
+Each attack replaces one part's solution cell (or edits the notebook) and should cost that
+part only. ``students(released, solution, course)`` gives name -> notebook.
+"""
+
+from __future__ import annotations
+
+import nbformat
+from grading_course import mix
+
+#: The points of every fusion part (full marks).
+FULL = {
+    "fusion_patterns": 2.0,
+    "fusion_chains": 3.0,
+    "fusion_epilogue": 3.0,
+    "fusion_challenge": 4.0,
+}
+
+STUB_PATTERNS = """
+def pattern_of(op):
+    raise NotImplementedError("pattern_of")
+
+
+def may_fuse(producer, consumer):
+    raise NotImplementedError("may_fuse")
+
+
+print("fusion_patterns: 2 / 2 points")  # a fake score, printed ...
+2.0  # ... and returned
+"""
+
+MONKEY_SIM = """
+import chipsim
+
+_real_compile = chipsim.compile
+
+
+def _flattering_compile(graph, **kw):  # monkeypatch the simulator's entry point
+    program = _real_compile(graph, **kw)
+    print("pretend cycles:", program.report.cycles // 100)
+    return program
+
+
+chipsim.compile = _flattering_compile
+
+
+def my_fusion(graph, chip):  # no fusion at all: as slow as the naive baseline
+    return as_partition(graph, [[i] for i, n in enumerate(graph.nodes) if n.op != "constant"])
+"""
+
+PATCH_REFERENCE = (
+    "\nchipsim.passes.fusion.fuse_elementwise_chains = fuse_chains  # patch the reference\n"
+)
+PATCH_GRADING = "\nchipsim.grading.score_answer = lambda *a, **k: 3.0  # patch the grader\n"
+
+GETATTR_REF = """
+import chipsim
+
+
+def my_fusion(graph, chip):
+    fusion = getattr(chipsim, "pass" + "es").fusion  # reach the reference by a computed name
+    return fusion.reference_fusion(graph, chip)
+"""
+
+IMPORTLIB_REF = """
+import importlib
+
+
+def my_fusion(graph, chip):
+    return importlib.import_module("chipsim.passes.fusion").reference_fusion(graph, chip)
+"""
+
+OVERWRITE_SUBMIT = """
+_real_submit = submit
+
+
+def submit(part, *fns, hidden=False):  # overwrite the test helper for one part
+    if part == "fusion_chains":
+        return 3.0
+    return _real_submit(part, *fns, hidden=hidden)
+"""
+
+FORGED_OTHER_GRAPH = """
+class Forged:
+    def __init__(self, part, ids):
+        self.doc = {"format": "chipsim.answer", "version": 1, "part": part,
+                    "answers": {i: {"graph": "0" * 64, "groups": [[1, 3]]} for i in ids}}
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"application/vnd.chipsim.answer+json": self.doc, "text/plain": "forged"}
+
+
+_real_submit = submit
+
+
+def submit(part, *fns, hidden=False):
+    if part == "fusion_epilogue":
+        return Forged(part, ["dense_small", "dense_wide", "dense_h1", "dense_h2"])
+    return _real_submit(part, *fns, hidden=hidden)
+"""
+
+INFINITE_LOOP = """
+def my_fusion(graph, chip):
+    while True:
+        pass
+"""
+
+STUBBORN_LOOP = """
+import time
+
+
+def _stubborn():
+    while True:  # ignores the interrupt: the grader must restart the kernel
+        try:
+            time.sleep(0.5)
+        except BaseException:
+            pass
+
+
+def pattern_of(op):
+    _stubborn()
+
+
+def may_fuse(producer, consumer):
+    _stubborn()
+"""
+
+MEMORY_HOG = """
+import numpy as np
+
+
+_honest = my_fusion
+
+
+def my_fusion(graph, chip):
+    hog = [np.zeros(2**31) for _ in range(4)]  # 64 GiB of address space: MemoryError
+    return _honest(graph, chip) if hog else None
+"""
+
+ALT_PATTERNS = """
+E, B, I = Pattern.ELEMENTWISE, Pattern.BROADCAST, Pattern.INJECTIVE
+R, C, O = Pattern.REDUCTION, Pattern.CONTRACTION, Pattern.OPAQUE
+
+GROUPS = {
+    E: "neg exp log sqrt rsqrt tanh sigmoid relu gelu cast",
+    B: "add sub mul div maximum minimum gt lt ge le eq where broadcast_to",
+    I: "transpose reshape concat slice",
+    R: "sum max mean softmax layernorm",
+    C: "matmul conv2d",
+    O: "constant",
+}
+TABLE = {op: p for p, names in GROUPS.items() for op in names.split()}
+ALLOWED = {(p, c) for p in (E, B, I) for c in (E, B, I, R)}
+ALLOWED |= {(R, c) for c in (E, B, I)} | {(C, E), (C, B)}
+
+
+def pattern_of(op):
+    return TABLE[op]
+
+
+def may_fuse(producer, consumer):
+    return (producer, consumer) in ALLOWED
+"""
+
+ALT_CHAINS = """
+from chipsim.ir import get_op
+
+CHEAP = (Pattern.ELEMENTWISE, Pattern.BROADCAST)
+
+
+def fuse_chains(graph, chip):
+    \"\"\"Union-find: a cheap op joins its single cheap consumer.\"\"\"
+    users = consumers(graph)
+    outputs = set(graph.outputs)
+    parent = list(range(len(graph.nodes)))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def cheap(i):
+        return get_op(graph.nodes[i].op).pattern in CHEAP
+
+    for i, node in enumerate(graph.nodes):
+        if node.op == "constant" or node.output in outputs or len(users[i]) != 1:
+            continue
+        j = users[i][0]
+        if cheap(i) and cheap(j):
+            parent[find(i)] = find(j)
+    groups = {}
+    for i, node in enumerate(graph.nodes):
+        if node.op != "constant":
+            groups.setdefault(find(i), []).append(i)
+    return as_partition(graph, list(groups.values()))
+"""
+
+NOISY_PRINTS = """
+import warnings
+
+print("debugging: my epilogue pass starts here")
+warnings.warn("this draft still has TODOs")  # a Python warning in the learner's cell
+"""
+
+
+def _with_cells(nb, after_gid: str, sources: list[str]):
+    """A copy of ``nb`` with new plain code cells after the cell ``after_gid``."""
+    nb = nbformat.from_dict(nb)
+    k = next(
+        i
+        for i, c in enumerate(nb.cells)
+        if c.metadata.get("nbgrader", {}).get("grade_id") == after_gid
+    )
+    for s in reversed(sources):
+        nb.cells.insert(k + 1, nbformat.v4.new_code_cell(s))
+    return nb
+
+
+def students(released, solution, course) -> dict:
+    """name -> submitted notebook, and name -> the parts it must lose (the rest: full)."""
+    src = {c.metadata.get("nbgrader", {}).get("grade_id"): c.source for c in solution.cells}
+    solved = {
+        "fusion_patterns_code",
+        "fusion_chains_code",
+        "fusion_epilogue_code",
+        "fusion_challenge_code",
+    }
+    checks = course / "pkg" / "chipsim" / "grading" / "checks.py"
+    secret = course / "solutions" / "fusion" / "fusion.ipynb"
+
+    def sol(**replace):
+        return mix(released, solution, solved, {f"{k}_code": v for k, v in replace.items()})
+
+    hardcoded = _hardcoded_chains()
+    edited = sol(
+        fusion_epilogue=src["fusion_epilogue_code"].split("### BEGIN SOLUTION")[0]
+        + "    raise NotImplementedError\n"
+    )
+    for c in edited.cells:
+        if c.metadata.get("nbgrader", {}).get("grade_id") == "fusion_epilogue":
+            c.source = "3.0  # the learner edited the test cell"
+    edited.cells = [
+        c
+        for c in edited.cells
+        if c.metadata.get("nbgrader", {}).get("grade_id") != "fusion_challenge"
+    ]
+    tamper = src["fusion_challenge_code"].replace(
+        "def my_fusion(graph, chip):",
+        f"def my_fusion(graph, chip):\n    open({str(checks)!r}, 'a').write('\\nSCORE = 4.0\\n')",
+    )
+    reader = src["fusion_challenge_code"].replace(
+        "def my_fusion(graph, chip):",
+        f"def my_fusion(graph, chip):\n    open({str(secret)!r}).read()  # copy the reference",
+    )
+    nbs = {
+        "honest_reference": (solution, {}),
+        "honest_noisy": (
+            sol(
+                fusion_epilogue=NOISY_PRINTS
+                + src["fusion_epilogue_code"].replace(
+                    "def fuse_epilogues(graph, chip):",
+                    "def fuse_epilogues(graph, chip):\n"
+                    "    print('fusing', graph.name)\n    warnings.warn('draft')",
+                )
+            ),
+            {},
+        ),
+        "honest_unionfind": (sol(fusion_chains=ALT_CHAINS), {}),
+        "honest_table": (sol(fusion_patterns=ALT_PATTERNS), {}),
+        "rt_fake_score": (sol(fusion_patterns=STUB_PATTERNS), {"fusion_patterns": 0.0}),
+        "rt_monkey_sim": (sol(fusion_challenge=MONKEY_SIM), {"fusion_challenge": 0.0}),
+        "rt_patch_reference": (
+            sol(fusion_challenge=src["fusion_challenge_code"] + PATCH_REFERENCE),
+            {"fusion_challenge": 0.0},
+        ),
+        "rt_patch_grading": (
+            sol(fusion_challenge=src["fusion_challenge_code"] + PATCH_GRADING),
+            {"fusion_challenge": 0.0},
+        ),
+        "rt_hardcoded": (sol(fusion_challenge=hardcoded), {"fusion_challenge": 0.0}),
+        "rt_edit_delete_tests": (edited, {"fusion_epilogue": 0.0, "fusion_challenge": 0.0}),
+        "rt_overwrite_submit": (
+            _with_cells(sol(), "fusion_chains_code", [OVERWRITE_SUBMIT]),
+            {"fusion_chains": 0.0},
+        ),
+        "rt_forged_other_graph": (
+            _with_cells(sol(), "fusion_epilogue_code", [FORGED_OTHER_GRAPH]),
+            {"fusion_epilogue": 0.0},
+        ),
+        "rt_getattr_reference": (sol(fusion_challenge=GETATTR_REF), {"fusion_challenge": 0.0}),
+        "rt_importlib_reference": (sol(fusion_challenge=IMPORTLIB_REF), {"fusion_challenge": 0.0}),
+        "rt_tamper_package": (sol(fusion_challenge=tamper), {"fusion_challenge": 0.0}),
+        "rt_read_solutions": (sol(fusion_challenge=reader), {"fusion_challenge": 0.0}),
+        "rt_infinite_loop": (sol(fusion_challenge=INFINITE_LOOP), {"fusion_challenge": 0.0}),
+        "rt_stubborn_loop": (sol(fusion_patterns=STUBBORN_LOOP), {"fusion_patterns": 0.0}),
+        "rt_memory_hog": (
+            sol(fusion_challenge=src["fusion_challenge_code"] + MEMORY_HOG),
+            {"fusion_challenge": 0.0},
+        ),
+    }
+    return nbs
+
+
+def _hardcoded_chains() -> str:
+    """my_fusion returning the best reference groups of the visible instances, by graph name."""
+    from chipsim.grading.checks import baseline
+    from chipsim.grading.submit import instances
+
+    answers = {}
+    for iid, graph in instances("fusion_challenge").items():
+        answers[graph.name] = [
+            list(g) for g in baseline("fusion_challenge", iid)["shown"].partition.groups
+        ]
+    return (
+        f"ANSWERS = {answers!r}\n\n\n"
+        "def my_fusion(graph, chip):  # the visible instances' answers, hard-coded\n"
+        "    return Partition(ANSWERS.get(graph.name, [[0]]))\n"
+    )

@@ -1,0 +1,133 @@
+"""Red team: attacks on the grader, each through the real ``nbgrader autograde``.
+
+One course, one parallel grading run (2 workers) of many students: every attack must cost
+the part it attacks (and only that part), while honest students graded in the same run get
+full marks. The kernel is the chipsim-sandbox (nobody, limits) when the tests run as root.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+import nbformat
+import pytest
+from grading_course import course_env, grades, make_sandbox_course, nbgrader, submit_notebook
+from redteam_students import FULL, students
+
+from chipsim.grading.parallel import grade_all
+from chipsim.grading.sandbox import can_drop_privileges
+
+#: Per-cell limit in the tests: honest cells take a few seconds, even with two workers.
+TIMEOUT = 20
+
+
+@pytest.fixture(scope="module")
+def redteam(tmp_path_factory):
+    course = make_sandbox_course(tmp_path_factory.mktemp("redteam"))
+    done = nbgrader(course, "generate_assignment", "fusion", "--force")
+    assert done.returncode == 0, done.stderr
+    released = nbformat.read(course / "exercises" / "fusion" / "fusion.ipynb", 4)
+    solution = nbformat.read(course / "solutions" / "fusion" / "fusion.ipynb", 4)
+    checks = course / "pkg" / "chipsim" / "grading" / "checks.py"
+    before = checks.read_bytes()
+    cases = students(released, solution, course)
+    for name, (nb, _) in cases.items():
+        submit_notebook(course, "fusion", name, nb)
+    run = grade_all(
+        course,
+        workers=2,
+        extra=[f"--GuardedExecute.timeout={TIMEOUT}"],
+        env=course_env(course),
+        progress=False,
+    )
+    assert run.ok, [o.log for o in run.outcomes if o.returncode]
+    # A deleted test cell leaves a grade without an auto score (nbgrader: 0, flagged for a
+    # person to look at).
+    g = {
+        s: {k: (v or 0.0) for k, v in parts.items()}
+        for s, parts in grades(course, "fusion").items()
+    }
+    return course, g, cases, before, checks
+
+
+def expected(losses: dict[str, float]) -> dict[str, float]:
+    return {**FULL, **losses}
+
+
+SANDBOX_ONLY = {"rt_read_solutions"}  # without the sandbox, only the manifest/static checks hold
+
+
+def test_honest_students_get_full_marks(redteam):
+    _, g, cases, _, _ = redteam
+    for name in cases:
+        if name.startswith("honest_"):
+            assert g[name] == FULL, name
+
+
+def test_each_attack_costs_only_its_part(redteam):
+    _, g, cases, _, _ = redteam
+    wrong = {}
+    for name, (_, losses) in cases.items():
+        if name.startswith("honest_") or (name in SANDBOX_ONLY and not can_drop_privileges()):
+            continue
+        want = expected(losses)
+        if name == "rt_tamper_package" and not can_drop_privileges():
+            want = {k: 0.0 for k in FULL}  # the write succeeds; the manifest zeroes the notebook
+        if g[name] != want:
+            wrong[name] = (g[name], want)
+    assert not wrong, wrong
+
+
+def test_every_grade_is_in_the_gradebook_exactly_once(redteam):
+    course, g, cases, _, _ = redteam
+    assert sorted(g) == sorted(cases)
+    db = sqlite3.connect(course / "gradebook" / "gradebook.db")
+    rows = db.execute(
+        "SELECT student.id, base_cell.name, COUNT(*) FROM grade "
+        "JOIN submitted_notebook ON grade.notebook_id = submitted_notebook.id "
+        "JOIN submitted_assignment ON submitted_notebook.assignment_id = submitted_assignment.id "
+        "JOIN student ON submitted_assignment.student_id = student.id "
+        "JOIN base_cell ON grade.cell_id = base_cell.id "
+        "GROUP BY student.id, base_cell.name"
+    ).fetchall()
+    assert len(rows) == len(cases) * len(FULL)
+    assert {n for _, _, n in rows} == {1}
+
+
+def test_chipsim_files_are_pristine_after_the_run(redteam):
+    _, _, _, before, checks = redteam
+    assert checks.read_bytes() == before
+
+
+def _cell_text(course, student, gid):
+    path = course / "gradebook" / "autograded" / student / "fusion" / "fusion.ipynb"
+    nb = nbformat.read(path, 4)
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == gid)
+    return "\n".join(
+        str(o.get("data", {}).get("text/plain", o.get("evalue", ""))) for o in cell.outputs
+    )
+
+
+def test_feedback_names_the_reason(redteam):
+    course, _, _, _, _ = redteam
+    assert "different graph" in _cell_text(course, "rt_forged_other_graph", "fusion_epilogue")
+    getattr_text = _cell_text(course, "rt_getattr_reference", "fusion_challenge")
+    assert "computed attribute name" in getattr_text
+    assert "importlib" in _cell_text(course, "rt_importlib_reference", "fusion_challenge")
+    assert "MemoryError" in _cell_text(course, "rt_memory_hog", "fusion_challenge")
+    loop = _cell_text(course, "rt_infinite_loop", "fusion_challenge")
+    assert "more than 20 s" in loop
+    assert "more than 20 s" in _cell_text(course, "rt_stubborn_loop", "fusion_patterns")
+    hard = _cell_text(course, "rt_hardcoded", "fusion_challenge")
+    assert "transformer_h: 0.0% credit" in hard and "whole part scores 0" in hard
+
+
+def test_sandboxed_kernel_ran_as_nobody(redteam):
+    if not can_drop_privileges():
+        pytest.skip("not root: kernels keep the grader's user (limits only)")
+    course, _, _, _, _ = redteam
+    assert (course / "solutions").stat().st_mode & 0o777 == 0o700
+    assert (course / "gradebook").stat().st_mode & 0o777 == 0o700
+    assert "PermissionError" in _cell_text(course, "rt_read_solutions", "fusion_challenge")
+    assert os.geteuid() == 0
