@@ -3,7 +3,8 @@
 For generated graphs (``chipsim.passes.fusion.random_graph``, seeds ``0..N-1``, at most 12
 ops, tensor sides from ``REALISTIC_DIMS`` = 32..256 so that DRAM traffic and compute matter,
 not only kernel launches) every connected convex partition is compiled for edge-npu and timed with
-``program.report.cycles``; the reference fusion is timed the same way. We report the share
+``program.report.cycles``; the reference fusion (as ``chipsim.compile`` runs it, with
+measured kernel costs) is timed the same way. We report the share
 of graphs where the reference is within 5 % of the best (target >= 90 %), and the worst ones.
 
     .venv/bin/python benchmarks/fusion_quality.py [N]

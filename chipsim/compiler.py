@@ -22,16 +22,17 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from chipsim.codegen.kernel import KernelSpec, Location
-from chipsim.codegen.lower import plan_kernel
-from chipsim.errors import PassError
+from chipsim.codegen.lower import lower, plan_kernel
+from chipsim.errors import ChipsimError, PassError
 from chipsim.frontend.tracing import trace
 from chipsim.hw.chip import Chip, get_chip
+from chipsim.hw.simulator import Simulator
 from chipsim.ir.graph import Graph, Value
 from chipsim.ir.verify import verify
 from chipsim.passes.fusion import Partition, get_fusion, reference_fusion, validate_partition
 from chipsim.passes.memory import MemoryPlan, UsageRecord, get_planner, validate_plan
 from chipsim.passes.memory.liveness import records_from_uses
-from chipsim.passes.placement import arena_budget, place
+from chipsim.passes.placement import REGISTER_LIMIT_BYTES, arena_budget, place
 from chipsim.passes.simplify import simplify as simplify_graph
 
 #: The compiler's boxes, in order: (name, what it does). The book draws this list.
@@ -79,6 +80,48 @@ def kernel_records(graph: Graph, partition: Partition) -> tuple[list[UsageRecord
     return records_from_uses(tensors, len(partition.groups) + 1), planned
 
 
+def _group_spec(graph: Graph, chip: Chip, group: Sequence[int], *, on_chip: bool) -> KernelSpec:
+    """The :class:`KernelSpec` of one group, laid out as a compiled program would (about).
+
+    The memory plan is not known while fusing, so the layout is a stand-in: weights and graph
+    outputs in DRAM, tile scratch above the activation arena (the kernels' SRAM window) and
+    spilled intermediates in a DRAM scratch area. With ``on_chip`` the activations the kernel
+    reads or writes (graph inputs, values passed between kernels) sit in the SRAM arena while
+    they fit there, small constants in registers, as placement puts them; without it every
+    tensor is in DRAM (the most pessimistic layout, enough to ask "does it spill?").
+    """
+    users, outputs = graph.users(), set(graph.outputs)
+    window = (arena_budget(chip), chip.sram.capacity_bytes)
+    nodes = [graph.nodes[i] for i in group]
+    inside = set(nodes)
+    outs = [
+        n.output
+        for n in nodes
+        if n.output in outputs or any(u not in inside for u in users[n.output])
+    ]
+    spec = KernelSpec.of(nodes, outs, {})
+    producer = {n.output: n for n in graph.nodes}
+    where: dict[Value, Location] = {}
+    dram = sram = reg = 0
+    for v in (*spec.inputs, *spec.outputs):
+        size = -(-v.type.nbytes // 64) * 64
+        made_by = producer.get(v)
+        weight = made_by is not None and made_by.op == "constant"
+        small = v.type.nbytes <= REGISTER_LIMIT_BYTES and v.type.rank <= 1
+        if on_chip and weight and small and reg + size <= chip.registers.capacity_bytes:
+            where[v] = Location("reg", reg)
+            reg += size
+        elif on_chip and not weight and v not in outputs and sram + size <= window[0]:
+            where[v] = Location("sram", sram)
+            sram += size
+        else:
+            where[v] = Location("dram", dram)
+            dram += size
+    return KernelSpec(
+        spec.name, spec.nodes, spec.inputs, spec.outputs, where, window, Location("dram", dram)
+    )
+
+
 def codegen_feasible(graph: Graph, chip: Chip) -> Callable[[Sequence[int]], bool]:
     """A check for the reference fusion pass: can the code generator run this group of ops
     as one kernel without spilling its tiles to DRAM?
@@ -87,34 +130,45 @@ def codegen_feasible(graph: Graph, chip: Chip) -> Callable[[Sequence[int]], bool
     the code generator, hands it this sharper check. (A learner's pass is not given it: over-
     fusion must cost the learner, as it costs a real compiler writer.)
     """
-    users, outputs = graph.users(), set(graph.outputs)
-    window = (arena_budget(chip), chip.sram.capacity_bytes)
 
     def feasible(group: Sequence[int]) -> bool:
-        nodes = [graph.nodes[i] for i in group]
-        inside = set(nodes)
-        outs = [
-            n.output
-            for n in nodes
-            if n.output in outputs or any(u not in inside for u in users[n.output])
-        ]
-        spec = KernelSpec.of(nodes, outs, {})
-        where, offset = {}, 0
-        for v in (*spec.inputs, *spec.outputs):
-            where[v] = Location("dram", offset)
-            offset += -(-v.type.nbytes // 64) * 64
-        spec = KernelSpec(
-            spec.name,
-            spec.nodes,
-            spec.inputs,
-            spec.outputs,
-            where,
-            window,
-            Location("dram", offset),
-        )
+        spec = _group_spec(graph, chip, group, on_chip=False)
         return plan_kernel(spec, chip).mode != "spill"
 
     return feasible
+
+
+def codegen_kernel_cycles(graph: Graph, chip: Chip) -> Callable[[Sequence[int]], int | None]:
+    """Measured kernel costs for the reference fusion pass, like an autotuner's.
+
+    Returns a function ``group -> cycles``: the group (node indices) is lowered by the code
+    generator exactly as :func:`codegen_feasible` plans it, but with the activations in the
+    SRAM arena where they would fit (see :func:`_group_spec`), and run alone on a fresh
+    timing-only :class:`~chipsim.hw.Simulator`. Kernels of a program run in stream order and
+    the host queues the next launch while a kernel runs, so a kernel costs the program about
+    ``max(launch, body)``: that is what is returned. Each group is measured once (memoised); a
+    group the stand-in layout cannot run gives ``None`` and the pass falls back to its estimate
+    for it.
+    """
+    launch = chip.launch.graph_cycles
+    memo: dict[tuple[int, ...], int | None] = {}
+
+    def kernel_cycles(group: Sequence[int]) -> int | None:
+        key = tuple(group)
+        if key not in memo:
+            spec = _group_spec(graph, chip, key, on_chip=True)
+            sim = Simulator(chip, functional=False)
+            try:
+                sim.run(lower(spec, chip, launch="graph"))
+            except ChipsimError:
+                # e.g. its spill scratch does not fit this stand-in layout: the pass then
+                # falls back to its own estimate for this group
+                memo[key] = None
+            else:
+                memo[key] = max(sim.cycles - launch, launch)
+        return memo[key]
+
+    return kernel_cycles
 
 
 def _check_plan(plan: Any, records: list[UsageRecord]) -> MemoryPlan:
@@ -165,7 +219,12 @@ def compile(  # noqa: A001 - the public name the course uses
         graph = simplify_graph(graph)
     fuse = get_fusion(fusion)
     if fuse is reference_fusion:
-        partition = fuse(graph, target, feasible=codegen_feasible(graph, target))
+        partition = fuse(
+            graph,
+            target,
+            feasible=codegen_feasible(graph, target),
+            kernel_cycles=codegen_kernel_cycles(graph, target),
+        )
     else:
         partition = fuse(graph, target)
     if not isinstance(partition, Partition):

@@ -39,10 +39,9 @@ from chipsim.errors import PlanError
 from chipsim.hw.chip import Chip
 from chipsim.hw.isa import Instr, Operand
 from chipsim.ir.graph import Node, Value
-from chipsim.ir.ops import check_attrs, get_op
+from chipsim.ir.ops import Pattern, check_attrs, flops, get_op
 
 ALIGN = 64
-MIN_TILES = 4  # aim for at least this many tiles so that double buffering can overlap
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,7 +222,7 @@ class _Lowering:
         per_tile = min(rows, free // (2 * row_bytes)) if row_bytes else rows
         if per_tile < 1:
             return None
-        per_tile = min(per_tile, max(-(-rows // MIN_TILES), self._rows_to_amortise(stream, rows)))
+        per_tile = self._best_rows_per_tile(stream, rows, per_tile)
         tiles = -(-rows // per_tile)
         nbuf = 2 if self.double_buffer and tiles > 1 else 1
         homes: dict[Value, Home] = {}
@@ -239,21 +238,43 @@ class _Lowering:
         plan = KernelPlan("tiled", rows, per_tile, tiles, nbuf, cursor - lo, 0)
         return plan, homes
 
-    def _rows_to_amortise(self, stream: list[Value], rows: int) -> int:
-        """Rows per tile for a tile's DMA transfer to last as long as a DMA's fixed cost.
+    def _best_rows_per_tile(self, stream: list[Value], rows: int, most: int) -> int:
+        """Rows per tile that minimise a simple estimate of the kernel's time.
 
-        Smaller tiles would spend more time starting transfers than moving bytes.
+        More tiles let DMA overlap compute (with two buffers only one tile's worth of the
+        shorter of the two stays exposed), but every tile pays the fixed start-up cost of each
+        of its DMA transfers. So, for ``t`` tiles, with D the DRAM transfer time and C the
+        compute time at peak: ``t * transfers * fixed + max(D, C) + min(D, C) / t``.
+        A tiny output is therefore not cut into pieces whose transfers cost more to start
+        than to move, while a big, balanced kernel gets many tiles.
         """
         chip = self.chip
         fixed = chip.dma.setup_cycles + chip.dram.latency_cycles
-        dram_row_bytes = sum(
-            v.type.nbytes // rows
-            for v in stream
-            if v in self.k.location and self.k.location[v].level == "dram"
-        )
-        if not dram_row_bytes:
-            return 1
-        return -(-fixed * chip.dram.bytes_per_cycle // dram_row_bytes)
+        loc = self.k.location
+        transfers = sum(1 for v in stream if v in loc and loc[v].level == "dram")
+        dram = sum(v.type.nbytes for v in stream if v in loc and loc[v].level == "dram")
+        d = dram / chip.dram.bytes_per_cycle
+        c = 0.0
+        for n in self.compute:
+            peak = (
+                chip.tensor_flops_per_cycle
+                if get_op(n.op).pattern == Pattern.CONTRACTION
+                else chip.vector_flops_per_cycle
+            )
+            c += flops(n.op, [v.type for v in n.inputs], n.type, n.attrs) / peak
+        best_time, best_rows = None, most
+        tiles = 1
+        while True:
+            per = max(1, min(most, -(-rows // tiles)))
+            t = -(-rows // per)
+            overlap = self.double_buffer and t > 1
+            time = t * transfers * fixed + (max(d, c) + min(d, c) / t if overlap else d + c)
+            if best_time is None or time < best_time - 1e-9:
+                best_time, best_rows = time, per
+            if per == 1 or tiles >= rows:
+                break
+            tiles *= 2
+        return best_rows
 
     def _place_fixed(self, homes: dict[Value, Home]) -> None:
         """Values with a location outside DRAM are used in place; reshapes alias their input."""

@@ -35,6 +35,21 @@ joins a group that holds *all* its users, every group is convex.
    between kernels, keeping each change only when the estimate goes down and every kernel
    stays convex, fits in SRAM and, with two contractions, row-tiles without spilling.
 
+**Measured costs, like an autotuner.** An estimate is only a model of the chip. The compiler
+knows more: it can generate each candidate kernel and time it. ``chipsim.compile`` therefore
+hands this pass ``kernel_cycles`` (:func:`chipsim.compiler.codegen_kernel_cycles`): a
+function that lowers a group with the code generator and runs it alone on a timing-only
+simulator, memoised per group, as autotuners (TVM's, Triton's) time candidates instead of
+trusting a formula. The cost-aware step then ranks merges and moves by these measurements,
+and drops the two rules that only protect the estimate from its blind spots (reductions
+across rows beside a contraction; two contractions per kernel), since a measurement already
+shows what they cost. The other checks stay. Only kernels that pass them are ever measured,
+which keeps a GPT-2 block's compile time well under a second. When the pass runs alone
+(``reference_fusion(graph, chip)``, e.g. next to a learner's pass) the estimate remains
+the default. Measured costs can disagree with intuition: on edge-npu a small matrix-vector
+product runs faster without its bias+ReLU epilogue, because the fused kernel's short row
+tiles each pay a DMA store.
+
 Example:
     >>> from chipsim.ir import GraphBuilder, f32
     >>> b = GraphBuilder()
@@ -120,6 +135,7 @@ def reference_fusion(
     *,
     sram_budget: int | None = None,
     feasible: Callable[[Sequence[int]], bool] | None = None,
+    kernel_cycles: Callable[[Sequence[int]], int] | None = None,
 ) -> Partition:
     """Fuse ``graph``'s ops into kernels by the rules in the module docstring.
 
@@ -130,6 +146,9 @@ def reference_fusion(
         feasible: optional extra check of a multi-op group, e.g. "the code generator can run
             it without spilling" (``chipsim.compile`` passes one built from the code
             generator; the pass itself knows only the IR and the capacity estimate).
+        kernel_cycles: optional measured cost of a group (node indices) in cycles, used by
+            the cost-aware step instead of its estimate (``chipsim.compile`` passes one that
+            runs the generated kernel on the simulator; see the module docstring).
 
     Returns:
         A valid :class:`Partition`, printing with the graph's names.
@@ -158,7 +177,8 @@ def reference_fusion(
                     group_of[i] = target
     if chip is not None and can_estimate(chip):
         groups = [tuple(sorted(g)) for g in _as_partition(graph, group_of).groups]
-        return topological_groups(graph, CostSearch(graph, chip, budget, feasible).improve(groups))
+        search = CostSearch(graph, chip, budget, feasible, kernel_cycles)
+        return topological_groups(graph, search.improve(groups))
     return _as_partition(graph, group_of)
 
 

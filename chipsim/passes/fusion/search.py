@@ -20,6 +20,11 @@ more contractions must also row-tile with its weights whole in the kernels' shar
 because the code generator blocks only single-contraction kernels: otherwise it would spill.
 The partition as a whole must stay schedulable (no two kernels waiting for each other).
 
+With a measured cost (``kernel_cost``, see ``reference_fusion``) the measurement replaces
+the estimate, a kernel is measured only once it is known to be allowed, and the row-wise and
+two-contraction rules are dropped (they exist only because the estimate cannot see what those
+kernels cost; the code generator's no-spill check still applies).
+
 The search is deterministic (candidates in graph order, ties to the smallest node index) and
 re-estimates only the kernels a move touches, each group estimated once (memoised), so it
 scales to a transformer block.
@@ -51,6 +56,8 @@ class CostSearch:
         chip: a chip with the fields :data:`~chipsim.passes.fusion.cost.CHIP_FIELDS`.
         budget: SRAM bytes a kernel may use (None: no limit).
         feasible: optional extra check of a multi-op group (see ``reference_fusion``).
+        kernel_cost: optional measured cost of a group, used instead of the estimate
+            :func:`~chipsim.passes.fusion.cost.kernel_cycles` (see ``reference_fusion``).
     """
 
     def __init__(
@@ -59,19 +66,26 @@ class CostSearch:
         chip: Any,
         budget: int | None,
         feasible: Callable[[Sequence[int]], bool] | None = None,
+        kernel_cost: Callable[[Sequence[int]], int] | None = None,
     ) -> None:
         self.graph, self.chip, self.budget, self.feasible = graph, chip, budget, feasible
+        self.kernel_cost = kernel_cost
         ops = [i for i, n in enumerate(graph.nodes) if n.op != "constant"]
         self.dag = node_dag(graph).subgraph(ops).copy()
         self._cycles: dict[Group, int] = {}
         self._allowed: dict[Group, bool] = {}
 
     def cycles(self, group: Group) -> int:
-        """Estimated cycles of one kernel (0 for an empty group)."""
+        """Cycles of one kernel (0 for an empty group): measured if a ``kernel_cost`` was
+        given, else estimated."""
         if not group:
             return 0
         if group not in self._cycles:
-            self._cycles[group] = kernel_cycles(self.graph, group, self.chip)
+            measured = self.kernel_cost(group) if self.kernel_cost is not None else None
+            if measured is not None:
+                self._cycles[group] = int(measured)
+            else:
+                self._cycles[group] = kernel_cycles(self.graph, group, self.chip)
         return self._cycles[group]
 
     def allowed(self, group: Group) -> bool:
@@ -86,10 +100,13 @@ class CostSearch:
         return (
             nx.is_weakly_connected(sub)
             and all(can_fuse(pats[a], pats[b]) for a, b in sub.edges)
-            and _rowwise_heavy(self.graph, group)
+            # two rules that only guard the estimate; a measured cost already knows better
+            and (
+                self.kernel_cost is not None
+                or (_rowwise_heavy(self.graph, group) and self._layer_fusion_fits(group, pats))
+            )
             and _convex(self.dag, group)
             and fits(self.graph, group, self.budget)
-            and self._layer_fusion_fits(group, pats)
             and (self.feasible is None or len(group) == 1 or self.feasible(group))
         )
 
@@ -129,6 +146,8 @@ class CostSearch:
                 if p == q:
                     continue
                 merged = tuple(sorted(groups[p] + groups[q]))
+                if self.kernel_cost is not None and not self.allowed(merged):
+                    continue  # measure only kernels that may exist (measuring costs time)
                 saving = self.cycles(groups[p]) + self.cycles(groups[q]) - self.cycles(merged)
                 if saving > 0:
                     candidates.append((-saving, p, q))
@@ -153,6 +172,10 @@ class CostSearch:
                     continue
                 left = tuple(j for j in groups[home] if j != i)
                 joined = tuple(sorted((*groups[t], i))) if t is not None else (i,)
+                if self.kernel_cost is not None and not all(
+                    self.allowed(g) for g in (left, joined) if g
+                ):
+                    continue
                 before = self.cycles(groups[home]) + (
                     self.cycles(groups[t]) if t is not None else 0
                 )
