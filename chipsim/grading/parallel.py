@@ -1,12 +1,17 @@
 """Autograde every submission in parallel: a pool of ``nbgrader autograde`` processes.
 
-Each worker process grades a share of the students of one assignment (the others are
-excluded with ``--CourseDirectory.student_id_exclude``), so the grader's per-process work
-(imports, the reference baselines of every instance) is paid once per share, not once per
-notebook. The course's gradebook is one sqlite file shared by the workers. Each write waits for the
+The students are split into one share per worker, of about equal work (largest first onto the
+least loaded share, by the bytes of their submitted notebooks); each worker is *one*
+``nbgrader autograde '*'`` process that grades every assignment of its students (the others
+are excluded with ``--CourseDirectory.student_id_exclude``). So the grader's per-process work
+(imports, the chipsim snapshot, the reference baselines) is paid once per worker, not once per
+assignment or notebook, and no worker waits for another between assignments. (When only some
+of the submitted assignments are asked for, each share is one process per assignment.)
+
+The course's gradebook is one sqlite file shared by the workers. Each write waits for the
 lock (``nbgrader_config.py`` gives the database URL ``?timeout=120``), so no grade is lost
 to "database is locked"; no grade is duplicated because nbgrader keys a submission by
-(assignment, student) and each job grades exactly one such pair. After the pool finishes,
+(assignment, student) and each student is in exactly one share. After the pool finishes,
 every job (one student's notebook) is *verified* in the gradebook (one submission, a score
 on every graded cell, the autograded notebook on disk); a job that fails verification is
 graded again, alone.
@@ -135,7 +140,7 @@ def grade_one(
 def grade_share(
     course: Path,
     assignment: str,
-    share: Sequence[str],
+    share: Sequence[Job],
     everyone: Sequence[str],
     *,
     force: bool,
@@ -143,8 +148,13 @@ def grade_share(
     env=None,
     on_notebook=None,
 ) -> list[Outcome]:
-    """One ``nbgrader autograde`` process for the students in ``share`` (of ``everyone``)."""
-    others = [s for s in everyone if s not in share]
+    """One ``nbgrader autograde <assignment>`` process for the jobs in ``share``.
+
+    ``assignment`` may be ``"*"`` (every assignment of the share's students); the students of
+    ``everyone`` who are not in the share are excluded.
+    """
+    mine = {j.student for j in share}
+    others = [s for s in everyone if s not in mine]
     cmd = nbgrader_command(course, "autograde", assignment)
     if others:
         cmd.append(f"--CourseDirectory.student_id_exclude={','.join(others)}")
@@ -165,7 +175,30 @@ def grade_share(
     if started and on_notebook:
         on_notebook()
     log = "" if code == 0 else "".join(lines)[-3000:]
-    return [Outcome(Job(s, assignment), code, 1, log) for s in share]
+    return [Outcome(job, code, 1, log) for job in share]
+
+
+def split_students(course: Path, jobs: Sequence[Job], workers: int) -> list[list[Job]]:
+    """The jobs in ``workers`` shares of whole students, of about equal work.
+
+    A student's work is estimated by the bytes of their submitted notebooks (a notebook's
+    grading time grows with what it holds); the heaviest student goes first onto the lightest
+    share (longest processing time first), so the workers finish close together. Ties break
+    on the student id, so the split is deterministic.
+    """
+    root = Path(course) / "gradebook" / "submitted"
+    cost: dict[str, int] = {}
+    for job in jobs:
+        folder = root / job.student / job.assignment
+        size = sum(p.stat().st_size for p in folder.glob("*.ipynb"))
+        cost[job.student] = cost.get(job.student, 0) + size
+    shares: list[list[str]] = [[] for _ in range(max(1, min(workers, len(cost))))]
+    loads = [0] * len(shares)
+    for student in sorted(cost, key=lambda s: (-cost[s], s)):
+        k = min(range(len(shares)), key=lambda i: (loads[i], i))
+        shares[k].append(student)
+        loads[k] += cost[student]
+    return [[j for j in jobs if j.student in names] for names in map(set, shares) if names]
 
 
 def verify(course: Path, jobs: Sequence[Job]) -> list[Job]:
@@ -223,18 +256,24 @@ def grade_all(
     workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
     bar = Progress(len(jobs), enabled=progress)
     outcomes: dict[Job, Outcome] = {}
-    tasks = []
-    for assignment in sorted({j.assignment for j in jobs}):
-        everyone = [j.student for j in jobs if j.assignment == assignment]
-        for k in range(min(workers, len(everyone))):
-            tasks.append((assignment, everyone[k::workers], everyone))
+    everyone = sorted({j.student for j in jobs})
+    wanted = sorted({j.assignment for j in jobs})
+    tasks = []  # (assignment or "*", the share's jobs)
+    for share in split_students(course, jobs, workers):
+        if wanted == sorted({j.assignment for j in find_jobs(course)}):
+            tasks.append(("*", share))  # one process grades all of the share's assignments
+        else:  # a subset was asked for: nbgrader takes one assignment (or "*") per process
+            for a in wanted:
+                part = [j for j in share if j.assignment == a]
+                if part:
+                    tasks.append((a, part))
     with ThreadPoolExecutor(max_workers=workers) as pool:
         futures = [
             pool.submit(
                 grade_share, course, a, share, everyone, force=force, extra=extra, env=env,
-                on_notebook=lambda a=a: bar.step(a),
+                on_notebook=lambda a=a: bar.step("all assignments" if a == "*" else a),
             )
-            for a, share, everyone in tasks
+            for a, share in tasks
         ]  # fmt: skip
         for fut in as_completed(futures):
             for out in fut.result():
