@@ -213,6 +213,7 @@ def epilogue_instrs(
 
 
 def dma(opcode: str, src: Operand, dst: Operand, kernel: str) -> Instr:
+    """A DMA transfer of ``src`` to ``dst`` (one hardware operation), part of ``kernel``."""
     return Instr(
         opcode,
         "dma",

@@ -30,7 +30,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from chipsim.codegen.blocked import Blocks, choose_blocks, count_loads, emit_blocked, sram_layout
+from chipsim.codegen.blocked import (
+    Blocks,
+    choose_blocks,
+    count_loads,
+    dma,
+    emit_blocked,
+    sram_layout,
+)
 from chipsim.codegen.contraction import BlockedKernel, match_blocked
 from chipsim.codegen.kernel import KernelSpec, Location
 from chipsim.codegen.rows import rowed_inputs, tile_attrs
@@ -380,16 +387,7 @@ class _Lowering:
         return Operand("dram", loc.offset + row_offset, shape, v.dtype.name, None, self.names[v])
 
     def _dma(self, opcode: str, src: Operand, dst: Operand) -> Instr:
-        return Instr(
-            opcode,
-            "dma",
-            (src,),
-            (dst,),
-            work=src.nbytes,
-            hw_ops=1,
-            kernel=self.k.name,
-            label=f"{opcode} {src.name}",
-        )
+        return dma(opcode, src, dst, self.k.name)
 
     def _compute_tile(self, t: int) -> list[Instr]:
         instrs: list[Instr] = []

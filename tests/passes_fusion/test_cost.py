@@ -72,3 +72,11 @@ def test_layer_fusion_keeps_a_big_intermediate_on_chip_and_is_faster() -> None:
         return cs.compile(g, chip=CHIP, fusion=lambda gg, c: p, simplify=False).report.cycles
 
     assert cycles(fused) < cycles(apart)
+
+
+def test_vector_slots_mirror_the_isa_table():
+    from chipsim.hw.isa import VECTOR_SLOTS as ISA_SLOTS
+    from chipsim.passes.fusion.cost import VECTOR_SLOTS
+
+    expensive = {op: n for op, n in ISA_SLOTS.items() if n > 1}
+    assert VECTOR_SLOTS == expensive

@@ -62,7 +62,9 @@ from chipsim.ir.graph import Graph, Node, Value
 from chipsim.ir.ops import Pattern, flops, get_op
 
 #: Vector instructions per element of the ops that cost more than one (transcendentals,
-#: ops that pass over a row twice). Everything else costs one slot per element.
+#: ops that pass over a row twice). Everything else costs one slot per element. This mirrors
+#: ``chipsim.hw.isa.VECTOR_SLOTS`` (passes may not import the hardware room);
+#: tests/passes_fusion/test_cost.py checks that the two agree.
 VECTOR_SLOTS = {
     "div": 4,
     "exp": 4,
