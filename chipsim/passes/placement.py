@@ -133,23 +133,19 @@ def place(graph: Graph, arena_values: dict[Value, int], arena_bytes: int, chip: 
     arena_level = SRAM if arena_bytes <= budget else DRAM
     slots: dict[Value, Slot] = {}
     outputs = set(graph.outputs)
-    weight_offset = 0
+    weight_offset = reg_offset = 0  # weights pack DRAM from 0, small constants the registers
     for node in graph.nodes:
         if node.op != "constant":
             continue
-        v = node.output
+        v, size = node.output, -(-node.type.nbytes // 64) * 64
         if v.type.nbytes <= REGISTER_LIMIT_BYTES and v.type.rank <= 1:
-            slots[v] = Slot(
-                REG, 0, "small constant", "tiny and read by every tile: loaded into registers once"
-            )
+            why = "tiny and read by every tile: loaded into registers once"
+            slots[v] = Slot(REG, reg_offset, "small constant", why)
+            reg_offset += size
         else:
-            slots[v] = Slot(
-                DRAM,
-                weight_offset,
-                "weight",
-                "read once per kernel: streamed from DRAM tile by tile",
-            )
-            weight_offset += -(-v.type.nbytes // 64) * 64
+            why = "read once per kernel: streamed from DRAM tile by tile"
+            slots[v] = Slot(DRAM, weight_offset, "weight", why)
+            weight_offset += size
     share = f"{int(ARENA_SHARE * 100)}% of SRAM"
     for v, offset in arena_values.items():
         role = "input" if v in graph.inputs else "intermediate"

@@ -31,10 +31,11 @@ from chipsim.ir.graph import Graph, Value
 from chipsim.ir.interpreter import bind_inputs
 from chipsim.passes.fusion import Partition
 from chipsim.passes.memory import MemoryPlan
-from chipsim.passes.placement import DRAM, REG, SRAM, Placement
+from chipsim.passes.placement import DRAM, SRAM, Placement
 from chipsim.runtime.report import KernelSpan, Report
 
 ALIGN = 64
+CONSTANT_ROLES = ("weight", "small constant")  # constants placement gave a home
 
 
 def _align(n: int) -> int:
@@ -85,18 +86,14 @@ class Program:
         """DRAM/SRAM/register address of every tensor the program keeps between kernels."""
         graph, slots = self.graph, self.placement.slots
         loc: dict[Value, Location] = {}
-        dram = reg = 0
         self._host_inputs: dict[Value, Location] = {}
+        dram = 0  # weights and small constants sit where placement put them
         for node in graph.nodes:
             slot = slots.get(node.output)
-            if node.op != "constant" or slot is None:
-                continue
-            if slot.level == REG:
-                loc[node.output] = Location(REG, reg)
-                reg += _align(node.type.nbytes)
-            else:
-                loc[node.output] = Location(DRAM, dram)
-                dram += _align(node.type.nbytes)
+            if node.op == "constant" and slot is not None and slot.role in CONSTANT_ROLES:
+                loc[node.output] = Location(slot.level, slot.offset)
+                if slot.level == DRAM:
+                    dram = max(dram, slot.offset + _align(node.type.nbytes))
         for v in graph.inputs:
             self._host_inputs[v] = Location(DRAM, dram)
             dram += _align(v.type.nbytes)
@@ -121,7 +118,6 @@ class Program:
         for v, where in self._host_inputs.items():
             loc.setdefault(v, where)
         self._scratch_base = _align(dram)
-        self._reg_bytes = reg
         return loc
 
     def _kernels(self) -> list[KernelSpec]:
