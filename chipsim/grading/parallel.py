@@ -1,35 +1,37 @@
-"""Autograde every submission in parallel: a pool of ``nbgrader autograde`` processes.
+"""Autograde every submission in parallel: a pool of long-lived nbgrader workers.
 
-The students are split into one share per worker, of about equal work (largest first onto the
-least loaded share, by the bytes of their submitted notebooks); each worker is *one*
-``nbgrader autograde '*'`` process that grades every assignment of its students (the others
-are excluded with ``--CourseDirectory.student_id_exclude``). So the grader's per-process work
-(imports, the chipsim snapshot, the reference baselines) is paid once per worker, not once per
-assignment or notebook, and no worker waits for another between assignments. (When only some
-of the submitted assignments are asked for, each share is one process per assignment.)
+One worker (:mod:`.worker`, nbgrader's own ``AutogradeApp`` looping over requests) runs per
+core. The submissions wait in one queue, heaviest first (by the bytes of the submitted
+notebook), and a worker takes the next one as soon as it has finished the last: no core idles
+while work is left, and the run ends at most about one notebook after the ideal. nbgrader's
+start-up (imports, config, the chipsim snapshot, the reference baselines) is paid once per
+worker. With several workers, each worker's BLAS gets ``cores // workers`` threads (unless the
+environment already says), so the pool does not oversubscribe the cores.
 
 The course's gradebook is one sqlite file shared by the workers. Each write waits for the
 lock (``nbgrader_config.py`` gives the database URL ``?timeout=120``), so no grade is lost
 to "database is locked"; no grade is duplicated because nbgrader keys a submission by
-(assignment, student) and each student is in exactly one share. After the pool finishes,
-every job (one student's notebook) is *verified* in the gradebook (one submission, a score
-on every graded cell, the autograded notebook on disk); a job that fails verification is
-graded again, alone.
+(assignment, student) and each submission is handed to exactly one worker. After the pool
+finishes, every job is *verified* in the gradebook (one submission, a score on every graded
+cell, the autograded notebook on disk); a job that fails verification (its worker crashed,
+say) is graded again, alone, by a fresh ``nbgrader autograde`` process.
 
 Before the pool starts, the assignments and students are entered in the gradebook by one
 process, so the workers never race to create the same rows.
 
 Example (from the course root; ``make grade`` does this and then exports)::
 
-    python -m chipsim.grading.parallel --workers 2
+    python -m chipsim.grading.cli grade --workers 2
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Sequence
@@ -137,68 +139,117 @@ def grade_one(
     return Outcome(job, done.returncode, 1, log)
 
 
-def grade_share(
-    course: Path,
-    assignment: str,
-    share: Sequence[Job],
-    everyone: Sequence[str],
-    *,
-    force: bool,
-    extra: Sequence[str] = (),
-    env=None,
-    on_notebook=None,
-) -> list[Outcome]:
-    """One ``nbgrader autograde <assignment>`` process for the jobs in ``share``.
+def order_jobs(course: Path, jobs: Sequence[Job]) -> list[Job]:
+    """The jobs heaviest first, by the bytes of their submitted notebooks.
 
-    ``assignment`` may be ``"*"`` (every assignment of the share's students); the students of
-    ``everyone`` who are not in the share are excluded.
-    """
-    mine = {j.student for j in share}
-    others = [s for s in everyone if s not in mine]
-    cmd = nbgrader_command(course, "autograde", assignment)
-    if others:
-        cmd.append(f"--CourseDirectory.student_id_exclude={','.join(others)}")
-    cmd += [*(["--force"] if force else []), *extra]
-    proc = subprocess.Popen(
-        cmd, cwd=course, env=_env(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        text=True,
-    )  # fmt: skip
-    lines, started = [], 0
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        lines.append(line)
-        if "Autograding " in line:
-            if started and on_notebook:
-                on_notebook()  # the previous notebook is done
-            started += 1
-    code = proc.wait()
-    if started and on_notebook:
-        on_notebook()
-    log = "" if code == 0 else "".join(lines)[-3000:]
-    return [Outcome(job, code, 1, log) for job in share]
-
-
-def split_students(course: Path, jobs: Sequence[Job], workers: int) -> list[list[Job]]:
-    """The jobs in ``workers`` shares of whole students, of about equal work.
-
-    A student's work is estimated by the bytes of their submitted notebooks (a notebook's
-    grading time grows with what it holds); the heaviest student goes first onto the lightest
-    share (longest processing time first), so the workers finish close together. Ties break
-    on the student id, so the split is deterministic.
+    A notebook's grading time grows with what it holds; taking the longest jobs first
+    (longest processing time first) leaves only short ones for the end, so the workers
+    finish close together. Ties break on (assignment, student): the order is deterministic.
     """
     root = Path(course) / "gradebook" / "submitted"
-    cost: dict[str, int] = {}
-    for job in jobs:
-        folder = root / job.student / job.assignment
-        size = sum(p.stat().st_size for p in folder.glob("*.ipynb"))
-        cost[job.student] = cost.get(job.student, 0) + size
-    shares: list[list[str]] = [[] for _ in range(max(1, min(workers, len(cost))))]
-    loads = [0] * len(shares)
-    for student in sorted(cost, key=lambda s: (-cost[s], s)):
-        k = min(range(len(shares)), key=lambda i: (loads[i], i))
-        shares[k].append(student)
-        loads[k] += cost[student]
-    return [[j for j in jobs if j.student in names] for names in map(set, shares) if names]
+
+    def size(job: Job) -> int:
+        return sum(p.stat().st_size for p in (root / job.student / job.assignment).glob("*.ipynb"))
+
+    return sorted(jobs, key=lambda j: (-size(j), j.assignment, j.student))
+
+
+def worker_env(env: dict[str, str] | None, workers: int) -> dict[str, str]:
+    """The workers' environment: each gets its share of the cores for BLAS threads."""
+    out = _env(env)
+    threads = str(max(1, (os.cpu_count() or 1) // max(1, workers)))
+    if workers > 1:
+        for var in BLAS_THREADS:
+            out.setdefault(var, threads)
+    return out
+
+
+#: The variables that size numpy's BLAS thread pools (OpenBLAS, MKL, OpenMP builds).
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")
+
+#: Fresh workers one pool thread may start after its worker died (then it stops; the jobs
+#: left in the queue are graded by the other threads, or at the end by :func:`grade_one`).
+RESTARTS = 2
+
+
+class _Queue:
+    """The shared job queue (a list under a lock; the pool threads pop from its front)."""
+
+    def __init__(self, jobs: Sequence[Job]) -> None:
+        self.jobs, self.lock = list(jobs), threading.Lock()
+
+    def pop(self) -> Job | None:
+        with self.lock:
+            return self.jobs.pop(0) if self.jobs else None
+
+
+#: The command that starts one worker (:mod:`.worker`); the pool appends nbgrader's arguments.
+WORKER = (sys.executable, "-m", "chipsim.grading.worker")
+
+
+def _start_worker(course: Path, cmd: Sequence[str], env: dict[str, str], log) -> subprocess.Popen:
+    return subprocess.Popen(
+        list(cmd), cwd=course, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+        text=True, bufsize=1,
+    )  # fmt: skip
+
+
+def _stop(proc: subprocess.Popen | None) -> None:
+    if proc is None:
+        return
+    try:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        proc.kill()
+        proc.wait()
+
+
+def drain(
+    course: Path, queue: _Queue, cmd: Sequence[str], env: dict[str, str], on_done=None
+) -> list[Outcome]:
+    """One pool thread: a worker process (``cmd``) grading jobs from ``queue`` until it is
+    empty. A worker that dies is replaced (at most :data:`RESTARTS` times); its job fails."""
+    outcomes: list[Outcome] = []
+    with tempfile.TemporaryFile("w+") as log:  # the worker's stderr: nbgrader's log
+        proc, restarts = None, 0
+        while (job := queue.pop()) is not None:
+            if proc is None:
+                proc = _start_worker(course, cmd, env, log)
+            reply = _ask(proc, job)
+            if reply is None:  # the worker died (killed, out of memory) or garbled its reply
+                proc.kill()
+                code = proc.wait()
+                log.seek(0)
+                tail = log.read()[-3000:]
+                outcomes.append(Outcome(job, code or 1, 1, f"the worker stopped:\n{tail}"))
+                proc, restarts = None, restarts + 1
+                if on_done:
+                    on_done(job)
+                if restarts > RESTARTS:
+                    break
+                continue
+            outcomes.append(Outcome(job, 0 if reply.get("ok") else 1, 1, reply.get("log", "")))
+            if on_done:
+                on_done(job)
+        _stop(proc)
+    return outcomes
+
+
+def _ask(proc: subprocess.Popen, job: Job) -> dict | None:
+    """Send one job; the worker's reply, or None when it died before answering."""
+    try:
+        proc.stdin.write(json.dumps({"student": job.student, "assignment": job.assignment}) + "\n")
+        proc.stdin.flush()
+        line = proc.stdout.readline()
+    except (BrokenPipeError, OSError):
+        return None
+    try:
+        reply = json.loads(line)
+    except ValueError:
+        return None
+    same = reply.get("student") == job.student and reply.get("assignment") == job.assignment
+    return reply if same else None
 
 
 def verify(course: Path, jobs: Sequence[Job]) -> list[Job]:
@@ -236,6 +287,7 @@ def grade_all(
     extra: Sequence[str] = (),
     env: dict[str, str] | None = None,
     progress: bool = True,
+    worker: Sequence[str] = WORKER,
 ) -> GradeRun:
     """Autograde every submission under ``gradebook/submitted`` with ``workers`` processes.
 
@@ -247,6 +299,7 @@ def grade_all(
         extra: more ``nbgrader autograde`` arguments, e.g. ``["--GuardedExecute.timeout=30"]``.
         env: the environment of the nbgrader processes (default: this process's).
         progress: draw a progress bar on stderr.
+        worker: the command of one worker, to which the nbgrader arguments are appended.
     """
     course = Path(course)
     jobs = find_jobs(course, assignments)
@@ -255,31 +308,27 @@ def grade_all(
     prepare(course, jobs, env)
     workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
     bar = Progress(len(jobs), enabled=progress)
+    queue = _Queue(order_jobs(course, jobs))
+    cmd = [*worker, *(["--force"] if force else []), *extra]
+    wenv = worker_env(env, workers)
     outcomes: dict[Job, Outcome] = {}
-    everyone = sorted({j.student for j in jobs})
-    wanted = sorted({j.assignment for j in jobs})
-    tasks = []  # (assignment or "*", the share's jobs)
-    for share in split_students(course, jobs, workers):
-        if wanted == sorted({j.assignment for j in find_jobs(course)}):
-            tasks.append(("*", share))  # one process grades all of the share's assignments
-        else:  # a subset was asked for: nbgrader takes one assignment (or "*") per process
-            for a in wanted:
-                part = [j for j in share if j.assignment == a]
-                if part:
-                    tasks.append((a, part))
     with ThreadPoolExecutor(max_workers=workers) as pool:
         futures = [
             pool.submit(
-                grade_share, course, a, share, everyone, force=force, extra=extra, env=env,
-                on_notebook=lambda a=a: bar.step("all assignments" if a == "*" else a),
+                drain, course, queue, cmd, wenv,
+                lambda job: bar.step(f"{job.student}/{job.assignment}"),
             )
-            for a, share in tasks
+            for _ in range(workers)
         ]  # fmt: skip
         for fut in as_completed(futures):
             for out in fut.result():
                 outcomes[out.job] = out
     bar.close()
-    missing = verify(course, jobs)
+    for job in jobs:  # left in the queue when every worker had died: graded below
+        outcomes.setdefault(job, Outcome(job, 1, 0, "not graded by the pool"))
+    failed = {j for j in jobs if outcomes[j].returncode != 0}
+    unverified = set(verify(course, jobs))
+    missing = [j for j in jobs if j in failed or j in unverified]
     for job in missing:  # alone now: whatever went wrong was not the student's fault
         out = grade_one(course, job, force=True, extra=extra, env=env)
         outcomes[job] = Outcome(job, out.returncode, outcomes[job].tries + 1, out.log)

@@ -80,12 +80,15 @@ def submit_notebook(course: Path, assignment: str, student: str, nb) -> None:
 
 def grades(course: Path, assignment: str) -> dict[str, dict[str, float]]:
     """student -> {grade_id: auto score} from the course's gradebook."""
-    from nbgrader.api import Gradebook
+    from nbgrader.api import Gradebook, MissingEntry
 
     out: dict[str, dict[str, float]] = {}
     with Gradebook(f"sqlite:///{course / 'gradebook' / 'gradebook.db'}") as gb:
         for student in gb.students:
-            sub = gb.find_submission(assignment, student.id)
+            try:
+                sub = gb.find_submission(assignment, student.id)
+            except MissingEntry:  # this student submitted other assignments only
+                continue
             out[student.id] = {g.name: g.auto_score for g in sub.notebooks[0].grades}
     return out
 

@@ -1,7 +1,8 @@
-"""The red-team and honest submissions of the fusion notebook, as cell-source replacements.
+"""The red-team and honest submissions, as cell-source replacements.
 
 Each attack replaces one part's solution cell (or edits the notebook) and should cost that
-part only. ``students(released, solution, course)`` gives name -> notebook.
+part only. ``students(released, solution, course)`` gives name -> (fusion notebook, losses);
+``memory_students(released, solution)`` the same for the memory-planning notebook.
 """
 
 from __future__ import annotations
@@ -136,6 +137,12 @@ _honest = my_fusion
 def my_fusion(graph, chip):
     hog = [np.zeros(2**31) for _ in range(4)]  # 64 GiB of address space: MemoryError
     return _honest(graph, chip) if hog else None
+"""
+
+SKIP_WORK = """
+def my_fusion(graph, chip):  # fast but wrong: leave the costly ops out of every kernel
+    costly = ("constant", "matmul", "conv2d", "softmax", "layernorm")
+    return as_partition(graph, [[i] for i, n in enumerate(graph.nodes) if n.op not in costly])
 """
 
 ALT_PATTERNS = """
@@ -289,6 +296,7 @@ def students(released, solution, course) -> dict:
             _with_cells(sol(), "fusion_epilogue_code", [FORGED_OTHER_GRAPH]),
             {"fusion_epilogue": 0.0},
         ),
+        "rt_skip_work": (sol(fusion_challenge=SKIP_WORK), {"fusion_challenge": 0.0}),
         "rt_getattr_reference": (sol(fusion_challenge=GETATTR_REF), {"fusion_challenge": 0.0}),
         "rt_importlib_reference": (sol(fusion_challenge=IMPORTLIB_REF), {"fusion_challenge": 0.0}),
         "rt_tamper_package": (sol(fusion_challenge=tamper), {"fusion_challenge": 0.0}),
@@ -318,3 +326,31 @@ def _hardcoded_chains() -> str:
         "def my_fusion(graph, chip):  # the visible instances' answers, hard-coded\n"
         "    return Partition(ANSWERS.get(graph.name, [[0]]))\n"
     )
+
+
+#: The points of every memory-planning part (full marks).
+FULL_MEMORY = {
+    "memory_liveness": 2.0,
+    "memory_first_fit": 2.0,
+    "memory_greedy": 3.0,
+    "memory_challenge": 4.0,
+}
+
+SQUEEZED_PLANNER = """
+def my_planner(records, alignment=64):
+    \"\"\"Fast but wrong: every tensor at offset 0, so the arena fits in SRAM (and live
+    tensors overwrite each other).\"\"\"
+    return MemoryPlan(records, {r.id: 0 for r in records}, alignment, "squeezed")
+"""
+
+
+def memory_students(released, solution) -> dict:
+    """name -> (submitted memory-planning notebook, the parts it must lose)."""
+    solved = {f"{p}_code" for p in FULL_MEMORY}
+    return {
+        "honest_memory_reference": (solution, {}),
+        "rt_memory_squeezed": (
+            mix(released, solution, solved, {"memory_challenge_code": SQUEEZED_PLANNER}),
+            {"memory_challenge": 0.0},
+        ),
+    }

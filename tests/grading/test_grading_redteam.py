@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from pathlib import Path
 
 import nbformat
 import pytest
 from grading_course import course_env, grades, make_sandbox_course, nbgrader, submit_notebook
-from redteam_students import FULL, students
+from redteam_students import FULL, FULL_MEMORY, memory_students, students
 
 from chipsim.grading.parallel import grade_all
 from chipsim.grading.sandbox import can_drop_privileges
@@ -25,15 +26,22 @@ TIMEOUT = 20
 @pytest.fixture(scope="module")
 def redteam(tmp_path_factory):
     course = make_sandbox_course(tmp_path_factory.mktemp("redteam"))
-    done = nbgrader(course, "generate_assignment", "fusion", "--force")
-    assert done.returncode == 0, done.stderr
+    for assignment in ("fusion", "memory_planning"):
+        done = nbgrader(course, "generate_assignment", assignment, "--force")
+        assert done.returncode == 0, done.stderr
     released = nbformat.read(course / "exercises" / "fusion" / "fusion.ipynb", 4)
     solution = nbformat.read(course / "solutions" / "fusion" / "fusion.ipynb", 4)
+    path = Path("memory_planning") / "memory_planning.ipynb"
+    memory = memory_students(
+        nbformat.read(course / "exercises" / path, 4), nbformat.read(course / "solutions" / path, 4)
+    )
     checks = course / "pkg" / "chipsim" / "grading" / "checks.py"
     before = checks.read_bytes()
     cases = students(released, solution, course)
     for name, (nb, _) in cases.items():
         submit_notebook(course, "fusion", name, nb)
+    for name, (nb, _) in memory.items():
+        submit_notebook(course, "memory_planning", name, nb)
     run = grade_all(
         course,
         workers=2,
@@ -46,13 +54,19 @@ def redteam(tmp_path_factory):
     # person to look at).
     g = {
         s: {k: (v or 0.0) for k, v in parts.items()}
-        for s, parts in grades(course, "fusion").items()
+        for assignment in ("fusion", "memory_planning")
+        for s, parts in grades(course, assignment).items()
     }
-    return course, g, cases, before, checks
+    return course, g, {**cases, **memory}, before, checks
 
 
 def expected(losses: dict[str, float]) -> dict[str, float]:
-    return {**FULL, **losses}
+    full = FULL_MEMORY if set(losses) & set(FULL_MEMORY) else FULL
+    return {**full, **losses}
+
+
+def full_marks(name: str) -> dict[str, float]:
+    return FULL_MEMORY if "memory" in name else FULL
 
 
 SANDBOX_ONLY = {"rt_read_solutions"}  # without the sandbox, only the manifest/static checks hold
@@ -62,7 +76,7 @@ def test_honest_students_get_full_marks(redteam):
     _, g, cases, _, _ = redteam
     for name in cases:
         if name.startswith("honest_"):
-            assert g[name] == FULL, name
+            assert g[name] == full_marks(name), name
 
 
 def test_each_attack_costs_only_its_part(redteam):
@@ -91,7 +105,7 @@ def test_every_grade_is_in_the_gradebook_exactly_once(redteam):
         "JOIN base_cell ON grade.cell_id = base_cell.id "
         "GROUP BY student.id, base_cell.name"
     ).fetchall()
-    assert len(rows) == len(cases) * len(FULL)
+    assert len(rows) == sum(len(full_marks(name)) for name in cases)
     assert {n for _, _, n in rows} == {1}
 
 
@@ -100,8 +114,8 @@ def test_chipsim_files_are_pristine_after_the_run(redteam):
     assert checks.read_bytes() == before
 
 
-def _cell_text(course, student, gid):
-    path = course / "gradebook" / "autograded" / student / "fusion" / "fusion.ipynb"
+def _cell_text(course, student, gid, assignment="fusion"):
+    path = course / "gradebook" / "autograded" / student / assignment / f"{assignment}.ipynb"
     nb = nbformat.read(path, 4)
     cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == gid)
     return "\n".join(
@@ -119,6 +133,10 @@ def test_feedback_names_the_reason(redteam):
     loop = _cell_text(course, "rt_infinite_loop", "fusion_challenge")
     assert "more than 20 s" in loop
     assert "more than 20 s" in _cell_text(course, "rt_stubborn_loop", "fusion_patterns")
+    skipped = _cell_text(course, "rt_skip_work", "fusion_challenge")
+    assert "in no group" in skipped and "matmul" in skipped
+    squeezed = _cell_text(course, "rt_memory_squeezed", "memory_challenge", "memory_planning")
+    assert "overlap" in squeezed and "whole part scores 0" in squeezed
     hard = _cell_text(course, "rt_hardcoded", "fusion_challenge")
     assert "transformer_h: 0.0% credit" in hard and "whole part scores 0" in hard
 

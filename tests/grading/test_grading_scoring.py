@@ -163,3 +163,50 @@ def test_grader_epilogue_reference_beats_no_fusion_on_its_instances():
         epilogue_fusion(g, chip)  # valid by construction: compiles in baseline()
         b = baseline("fusion_epilogue", inst.id)
         assert b["reference"] < b["naive"], inst.id
+
+
+@pytest.mark.parametrize("instance_id", ["sram_transformer", "sram_chain_h"])
+def test_a_fast_but_wrong_plan_scores_zero_on_both_lines_of_defence(monkeypatch, instance_id):
+    """Every tensor at offset 0: the arena shrinks into SRAM, so the program would run faster
+    than the reference, but live tensors overwrite each other. The validator refuses it; with
+    the validator switched off, the numerical check still refuses it."""
+    import chipsim.compiler
+    import chipsim.passes.memory
+    from chipsim.grading.answer import records_fingerprint
+    from chipsim.grading.checks import baseline, compile_with
+    from chipsim.grading.problems import ALIGNMENT
+    from chipsim.passes.memory import MemoryPlan
+
+    part = PARTS["memory_challenge"]
+    inst = part.instance(instance_id)
+    base = baseline(part.id, inst.id)
+    records, graph = base["records"], built(part.id, inst.id)
+    squeezed = {r.id: 0 for r in records}
+    answer = {"records": records_fingerprint(records), "offsets": squeezed}
+
+    first = score_instance(part, inst, answer)
+    assert first.fraction == 0.0 and first.invalid
+    assert "overlap" in first.message and "live at step" in first.message
+
+    for module in (chipsim.compiler, chipsim.passes.memory):  # no validator from here on
+        monkeypatch.setattr(module, "validate_plan", lambda plan: plan)
+    fast = compile_with(graph, plan=MemoryPlan(tuple(records), squeezed, ALIGNMENT, "squeezed"))
+    assert fast.report.cycles < base["reference"]  # it *would* beat the reference ...
+    second = score_instance(part, inst, answer)
+    assert second.fraction == 0.0 and second.invalid  # ... but its outputs are wrong
+    assert "not numerically equivalent" in second.message
+
+
+def test_numerical_check_passes_a_valid_answer_and_names_the_wrong_output():
+    from chipsim.grading.checks import _mismatch, compile_with
+
+    g = built("fusion_chains", "chains_a")
+    program = compile_with(g, fuse_elementwise_chains(g))
+    assert _mismatch(g, program) == ""
+
+    class Garbled:  # a program whose last output is off by one everywhere
+        def run(self, *args):
+            outs, report = program.run(*args)
+            return [o + (k == len(outs) - 1) for k, o in enumerate(outs)], report
+
+    assert f"output {len(g.outputs) - 1} differs" in _mismatch(g, Garbled())

@@ -7,13 +7,14 @@
 * :mod:`~chipsim.passes.fusion.reference` — the reference pass and simple alternatives;
 * :mod:`~chipsim.passes.fusion.search` — its cost-aware last round (merge and move kernels);
 * :mod:`~chipsim.passes.fusion.exhaustive` — every valid partition of a small graph;
-* :mod:`~chipsim.passes.fusion.generate` — random small graphs for tests and benchmarks.
+* :mod:`~chipsim.passes.fusion.generate` — random small graphs and random valid partitions
+  (for tests and benchmarks).
 """
 
 from chipsim.passes.fusion.capacity import fits, max_tile_rows, working_set_bytes
 from chipsim.passes.fusion.cost import kernel_cycles
 from chipsim.passes.fusion.exhaustive import all_partitions, count_partitions
-from chipsim.passes.fusion.generate import REALISTIC_DIMS, TINY_DIMS, random_graph
+from chipsim.passes.fusion.generate import REALISTIC_DIMS, TINY_DIMS, random_graph, random_partition
 from chipsim.passes.fusion.naming import kernel_name
 from chipsim.passes.fusion.partition import Partition, validate_partition
 from chipsim.passes.fusion.reference import (
@@ -46,6 +47,7 @@ __all__ = [
     "max_tile_rows",
     "no_fusion",
     "random_graph",
+    "random_partition",
     "reference_fusion",
     "validate_partition",
     "working_set_bytes",

@@ -11,6 +11,8 @@ but on such tensors every kernel costs mostly its launch. :data:`REALISTIC_DIMS`
 gives tensors of 4 KiB to 256 KiB, where DRAM traffic and compute matter as they do in real
 layers; the fusion-quality benchmark uses them.
 
+``random_partition(graph, seed)`` draws a random valid partition of a graph.
+
 Example:
     >>> g = random_graph(7, max_ops=6)
     >>> 1 <= sum(n.op != "constant" for n in g.nodes) <= 6
@@ -22,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from chipsim.ir.graph import Graph, GraphBuilder, Value
+from chipsim.passes.fusion.partition import Partition, validate_partition
 
 UNARY = ("relu", "exp", "tanh", "neg", "sigmoid", "gelu")
 BINARY = ("add", "mul", "sub", "maximum")
@@ -126,3 +129,38 @@ def _make(rng, b: GraphBuilder, kind: str, x: Value, pool: list[Value], budget: 
     if kind == "transpose":
         return b.op("transpose", x), 1
     raise ValueError(f"unknown kind {kind!r}")
+
+
+def random_partition(graph: Graph, seed: int, merges: int | None = None) -> Partition:
+    """A random *valid* partition of ``graph``: one kernel per op, then random merges.
+
+    Each of ``merges`` tries (default: twice the number of ops) joins two groups (mostly
+    neighbours in the current order) and keeps the result only when it is still a valid
+    partition (convex groups, runnable order). Useful to check properties that must hold for
+    every partition a learner may return, such as "the compiled program computes what the
+    interpreter computes".
+
+    Example:
+        >>> g = random_graph(3, max_ops=8)
+        >>> validate_partition(g, random_partition(g, seed=1))
+    """
+    import networkx as nx
+
+    from chipsim.errors import ChipsimError
+    from chipsim.passes.fusion.reference import no_fusion, topological_groups
+
+    rng = np.random.default_rng(seed)
+    groups = [tuple(g) for g in no_fusion(graph).groups]
+    for _ in range(2 * len(groups) if merges is None else merges):
+        if len(groups) < 2:
+            break
+        a = int(rng.integers(len(groups) - 1))
+        b = a + 1 if rng.random() < 0.7 else int(rng.integers(a + 1, len(groups)))
+        merged = [*groups[:a], groups[a] + groups[b], *groups[a + 1 : b], *groups[b + 1 :]]
+        try:
+            candidate = topological_groups(graph, merged)
+            validate_partition(graph, candidate)
+        except (ChipsimError, nx.NetworkXUnfeasible):
+            continue
+        groups = list(candidate.groups)
+    return Partition(groups, graph=graph)
