@@ -46,6 +46,9 @@ class Limits:
             grader restarts it; see :class:`~chipsim.grading.execute.GuardedExecute`).
         nproc: processes and threads of the unprivileged user, all kernels together.
         user, group: who the kernel runs as when the grader is root.
+        file_bytes: the largest file the kernel may write (or grow), stderr included: past
+            it a write fails with ``OSError: File too large``, so a learner cannot fill the
+            grader's disk.
     """
 
     memory_bytes: int = 4 << 30
@@ -53,6 +56,7 @@ class Limits:
     nproc: int = 1024
     user: str = "nobody"
     group: str = "nogroup"
+    file_bytes: int = 1 << 30
 
     def argv(self) -> list[str]:
         python, site = kernel_python()
@@ -60,6 +64,7 @@ class Limits:
             "--python", python, "--site", site,
             "--as-bytes", str(self.memory_bytes), "--cpu", str(self.cpu_seconds),
             "--nproc", str(self.nproc), "--user", self.user, "--group", self.group,
+            "--fsize", str(self.file_bytes),
         ]  # fmt: skip
 
 

@@ -3,7 +3,7 @@
 Run by Jupyter (as whoever grades) from the ``chipsim-sandbox`` kernelspec::
 
     python launch.py --user nobody --group nogroup --as-bytes 4294967296 --cpu 900 \\
-        --nproc 512 {connection_file} [extra kernel arguments]
+        --nproc 512 --fsize 1073741824 {connection_file} [extra kernel arguments]
 
 It is a standalone script (the kernelspec folder holds a copy), so it imports nothing from
 chipsim. As root it:
@@ -11,7 +11,7 @@ chipsim. As root it:
 1. makes a private scratch folder owned by the unprivileged user (home, caches, cwd);
 2. copies the connection file there (Jupyter's copy lives in root's 0700 runtime folder);
 3. ``exec``\\ s ``setpriv --reuid --regid --clear-groups --no-new-privs`` and ``prlimit``
-   (address space, CPU seconds, processes) in front of ``python -m ipykernel_launcher``.
+   (address space, CPU seconds, processes, file size) in front of ``python -m ipykernel_launcher``.
 
 ``exec`` keeps the process id, so Jupyter's interrupt (SIGINT) and kill reach the kernel.
 When not root it cannot change user: it applies the limits only (``prlimit``), and says so
@@ -66,6 +66,7 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--as-bytes", type=int, default=4 << 30)
     ap.add_argument("--cpu", type=int, default=900)
     ap.add_argument("--nproc", type=int, default=512)
+    ap.add_argument("--fsize", type=int, default=1 << 30)
     ap.add_argument("connection_file")
     args, rest = ap.parse_known_args(argv)  # the rest goes to the kernel (nbclient's extras)
 
@@ -93,6 +94,7 @@ def main(argv: list[str]) -> None:
         f"--as={args.as_bytes}",
         f"--cpu={args.cpu}",
         f"--nproc={args.nproc}",
+        f"--fsize={args.fsize}",
     ]
     if args.site:  # a system interpreter running this venv's packages (.pth files included)
         boot = f"import runpy, site; site.addsitedir({args.site!r}); " + (

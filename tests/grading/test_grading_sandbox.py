@@ -13,7 +13,14 @@ from chipsim.grading.sandbox import KERNEL_NAME, Limits, can_drop_privileges, lo
 PROBE = """
 import json, os, resource, chipsim, numpy as np
 out = {"uid": os.getuid(), "as": resource.getrlimit(resource.RLIMIT_AS)[0],
-       "cpu": resource.getrlimit(resource.RLIMIT_CPU)[0]}
+       "cpu": resource.getrlimit(resource.RLIMIT_CPU)[0],
+       "fsize": resource.getrlimit(resource.RLIMIT_FSIZE)[0]}
+try:
+    with open(os.path.join(os.environ["HOME"], "big.bin"), "wb") as f:
+        f.write(b"x" * (2 << 20))
+    out["big_file"] = "written"
+except OSError as e:
+    out["big_file"] = os.strerror(e.errno)
 for key, path in (("solutions", SOLUTIONS), ("gradebook", GRADEBOOK)):
     try:
         open(path).read()
@@ -38,7 +45,8 @@ print(json.dumps(out))
 def probe(tmp_path_factory):
     from jupyter_client.manager import start_new_kernel
 
-    course = make_sandbox_course(tmp_path_factory.mktemp("sandbox"), Limits(3 << 30, 300))
+    limits = Limits(3 << 30, 300, file_bytes=1 << 20)
+    course = make_sandbox_course(tmp_path_factory.mktemp("sandbox"), limits)
     (course / "gradebook").mkdir()
     (course / "gradebook" / "gradebook.db").write_text("secret")
     lock_down(course)
@@ -63,6 +71,7 @@ def probe(tmp_path_factory):
 def test_kernel_runs_under_the_limits(probe):
     assert probe["as"] == 3 << 30 and probe["cpu"] == 300
     assert probe["alloc"] == "MemoryError"
+    assert probe["fsize"] == 1 << 20 and probe["big_file"] == "File too large"
 
 
 def test_kernel_is_unprivileged_when_grading_as_root(probe):
