@@ -58,10 +58,19 @@ def feedback(args: argparse.Namespace) -> int:
             print(done.stdout + done.stderr)
             return 1
     pages = sorted((course / "gradebook" / "feedback").glob("*/*/*.html"))
+    earned: dict[tuple[str, str], float] = {}
+    for row in report.collect(parallel.db_url(course)):
+        key = (row.student, row.assignment)
+        earned[key] = earned.get(key, 0.0) + row.score
     bare = [p for p in pages if "<img" not in p.read_text()]
+    blank = [p for p in bare if earned.get((p.parent.parent.name, p.parent.name), 0.0) == 0.0]
     print(f"{len(pages)} feedback pages under gradebook/feedback/<student>/<assignment>/")
-    if bare:
-        print("pages without pictures:", ", ".join(str(p) for p in bare))
+    if blank:
+        names = ", ".join(f"{p.parent.parent.name}/{p.parent.name}" for p in blank)
+        print(f"no pictures where nothing scored (nothing to draw): {names}")
+    if len(bare) > len(blank):
+        print("pages WITHOUT pictures:", ", ".join(str(p) for p in bare if p not in blank))
+        return 1
     return 0
 
 
