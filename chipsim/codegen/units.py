@@ -63,37 +63,16 @@ def compute_instrs(
             nb, oh, ow, cout, _ = conv_geometry(in_types[0], in_types[1], attrs)
             kh, kw, cin, _ = in_types[1].shape
             batch_n, m, k, n = 1, nb * oh * ow, kh * kw * cin, cout
-        if out_type.dtype.name in TENSOR_DTYPES:
-            ops = mma_ops(chip, m, n, k, batch_n)
-            return [
-                Instr(
-                    "mma",
-                    "tensor",
-                    srcs,
-                    (dst,),
-                    work=ops,
-                    hw_ops=ops,
-                    flops=work_flops,
-                    fn=fn,
-                    kernel=kernel,
-                    label=label,
-                )
-            ]
-        macs = batch_n * m * n * k
+        if out_type.dtype.name in TENSOR_DTYPES:  # tensor-core tiles
+            name, unit, work = "mma", "tensor", mma_ops(chip, m, n, k, batch_n)
+        else:  # one multiply-accumulate per output element per k
+            name, unit, work = "mac", "mac", batch_n * m * n * k
         return [
             Instr(
-                "mac",
-                "mac",
-                srcs,
-                (dst,),
-                work=macs,
-                hw_ops=macs,
-                flops=work_flops,
-                fn=fn,
-                kernel=kernel,
-                label=label,
+                name, unit, srcs, (dst,), work=work, hw_ops=work, flops=work_flops, fn=fn,
+                kernel=kernel, label=label,
             )
-        ]
+        ]  # fmt: skip
     slots = VECTOR_SLOTS.get(op, 1)
     elements = max(in_types[0].numel if op in _COMBINES else out_type.numel, 1)
     instrs = [

@@ -58,12 +58,9 @@ def feedback(args: argparse.Namespace) -> int:
             print(done.stdout + done.stderr)
             return 1
     pages = sorted((course / "gradebook" / "feedback").glob("*/*/*.html"))
-    earned: dict[tuple[str, str], float] = {}
-    for row in report.collect(parallel.db_url(course)):
-        key = (row.student, row.assignment)
-        earned[key] = earned.get(key, 0.0) + row.score
+    scored = {(r.student, r.assignment) for r in report.collect(parallel.db_url(course)) if r.score}
     bare = [p for p in pages if "<img" not in p.read_text()]
-    blank = [p for p in bare if earned.get((p.parent.parent.name, p.parent.name), 0.0) == 0.0]
+    blank = [p for p in bare if (p.parent.parent.name, p.parent.name) not in scored]
     print(f"{len(pages)} feedback pages under gradebook/feedback/<student>/<assignment>/")
     if blank:
         names = ", ".join(f"{p.parent.parent.name}/{p.parent.name}" for p in blank)

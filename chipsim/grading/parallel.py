@@ -154,18 +154,20 @@ def order_jobs(course: Path, jobs: Sequence[Job]) -> list[Job]:
     return sorted(jobs, key=lambda j: (-size(j), j.assignment, j.student))
 
 
+#: The variables that size numpy's BLAS thread pools (OpenBLAS, MKL, OpenMP builds).
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")
+
+
 def worker_env(env: dict[str, str] | None, workers: int) -> dict[str, str]:
-    """The workers' environment: each gets its share of the cores for BLAS threads."""
+    """The workers' environment: with several workers, each gets its share of the cores for
+    BLAS threads (one worker keeps the default: all cores)."""
     out = _env(env)
-    threads = str(max(1, (os.cpu_count() or 1) // max(1, workers)))
     if workers > 1:
+        threads = str(max(1, (os.cpu_count() or 1) // workers))
         for var in BLAS_THREADS:
             out.setdefault(var, threads)
     return out
 
-
-#: The variables that size numpy's BLAS thread pools (OpenBLAS, MKL, OpenMP builds).
-BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")
 
 #: Fresh workers one pool thread may start after its worker died (then it stops; the jobs
 #: left in the queue are graded by the other threads, or at the end by :func:`grade_one`).
@@ -224,14 +226,12 @@ def drain(
                 tail = log.read()[-3000:]
                 outcomes.append(Outcome(job, code or 1, 1, f"the worker stopped:\n{tail}"))
                 proc, restarts = None, restarts + 1
-                if on_done:
-                    on_done(job)
-                if restarts > RESTARTS:
-                    break
-                continue
-            outcomes.append(Outcome(job, 0 if reply.get("ok") else 1, 1, reply.get("log", "")))
+            else:
+                outcomes.append(Outcome(job, 0 if reply.get("ok") else 1, 1, reply.get("log", "")))
             if on_done:
                 on_done(job)
+            if restarts > RESTARTS:
+                break
         _stop(proc)
     return outcomes
 

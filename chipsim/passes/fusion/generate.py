@@ -21,10 +21,13 @@ Example:
 
 from __future__ import annotations
 
+import networkx as nx
 import numpy as np
 
+from chipsim.errors import ChipsimError
 from chipsim.ir.graph import Graph, GraphBuilder, Value
 from chipsim.passes.fusion.partition import Partition, validate_partition
+from chipsim.passes.fusion.reference import no_fusion, topological_groups
 
 UNARY = ("relu", "exp", "tanh", "neg", "sigmoid", "gelu")
 BINARY = ("add", "mul", "sub", "maximum")
@@ -144,11 +147,6 @@ def random_partition(graph: Graph, seed: int, merges: int | None = None) -> Part
         >>> g = random_graph(3, max_ops=8)
         >>> validate_partition(g, random_partition(g, seed=1))
     """
-    import networkx as nx
-
-    from chipsim.errors import ChipsimError
-    from chipsim.passes.fusion.reference import no_fusion, topological_groups
-
     rng = np.random.default_rng(seed)
     groups = [tuple(g) for g in no_fusion(graph).groups]
     for _ in range(2 * len(groups) if merges is None else merges):
