@@ -11,12 +11,12 @@ STAMP := $(VENV)/.installed
 # Recipes use the venv's tools first (nbgrader needs `alembic` on PATH, for instance).
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-LINT_PATHS := chipsim tests benchmarks grading/make_demo_submissions.py nbgrader_config.py
-BOOK_FLAGS := --all -W -n --keep-going
+LINT_PATHS := chipsim tests benchmarks grading/make_demo_submissions.py nbgrader_config.py \
+  locales book/_ext/translation.py
 # JupyterLab setting (kept inside the venv): double-clicking a chapter opens it as a notebook.
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 
-.PHONY: help setup book test lint lab chapter exercises grade feedback demo-submissions clean
+.PHONY: help setup book translations test lint lab chapter exercises grade feedback demo-submissions clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -38,9 +38,17 @@ $(STAMP): requirements.txt pyproject.toml | $(VENV)/bin/python
 
 setup: $(STAMP)  ## create .venv and install everything (done by every other target)
 
-book: $(STAMP)  ## build the book strictly into _build/html (executes every chapter)
-	jupyter-book build . $(BOOK_FLAGS)
-	@echo "Open _build/html/index.html"
+# Every edition of locales/editions.yml, strictly (-W -n --keep-going, raise_on_error): English
+# in _build/html, 中文 in _build/html/zh. One edition only: make book EDITIONS=zh_CN
+EDITIONS ?=
+book: $(STAMP)  ## build the book strictly: English in _build/html, 中文 in _build/html/zh
+	python locales/editions.py build $(if $(EDITIONS),--only $(EDITIONS))
+	@echo "Open _build/html/index.html (English) or _build/html/zh/index.html (中文)"
+
+# Translators: refresh the catalogues after the English changed; PAGES=book/x starts a new one.
+PAGES ?=
+translations: $(STAMP)  ## update the translation catalogues (locales/, chipsim/locales/) from the English
+	python locales/editions.py update $(PAGES)
 
 lint: $(STAMP)  ## ruff check + ruff format --check
 	ruff check $(LINT_PATHS)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from chipsim.i18n import tr
 from chipsim.ir.graph import Graph, Value
 from chipsim.ir.ops import Pattern, get_op
 
@@ -66,7 +67,7 @@ def draw_graph(graph: Graph, ax: Any = None, *, show_types: bool = True, groups:
     for v, (x, y) in pos.items():
         node = producer.get(v)
         if node is None:
-            label, color, small = f"{names[v]} input", INPUT_COLOR, False
+            label, color, small = tr("{value} input", value=names[v]), INPUT_COLOR, False
         else:
             label = f"{names[v]} {node.op}"
             small = node.op == "constant"
@@ -100,7 +101,7 @@ def draw_graph(graph: Graph, ax: Any = None, *, show_types: bool = True, groups:
     for v in graph.outputs:
         x, y = pos[v]
         ax.annotate(
-            "output",
+            tr("output"),
             xy=(x, y - 0.3),
             xytext=(x, y - 0.85),
             ha="center",
@@ -111,5 +112,5 @@ def draw_graph(graph: Graph, ax: Any = None, *, show_types: bool = True, groups:
     ax.set_xlim(min(xs) - 1.6, max(xs) + 1.6)
     ax.set_ylim(-(len(rows) - 1) * 1.3 - 1.2, 0.7)
     ax.set_axis_off()
-    ax.set_title(f"{graph.name}: {len(graph.nodes)} nodes", fontsize=10)
+    ax.set_title(tr("{graph}: {n} nodes", graph=graph.name, n=len(graph.nodes)), fontsize=10)
     return ax

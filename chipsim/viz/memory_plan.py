@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from chipsim.i18n import tr
+
 
 def _unit(nbytes: int) -> tuple[str, int]:
     for name, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
@@ -51,15 +53,18 @@ def draw_memory_plan(
             ax.text(r.first + r.length / 2, y + h / 2, r.id, ha="center", va="center",
                     fontsize=7, clip_on=True)  # fmt: skip
     lb = plan.lower_bound / scale
-    ax.axhline(lb, color="black", linestyle="--", linewidth=1, label="lower bound")
+    ax.axhline(lb, color="black", linestyle="--", linewidth=1, label=tr("lower bound"))
     ax.set_xlim(0, steps)
     ax.set_ylim(0, max(arena / scale, lb) * 1.05)
-    ax.set_xlabel("schedule step")
-    ax.set_ylabel(f"address ({unit})")
+    ax.set_xlabel(tr("schedule step"))
+    ax.set_ylabel(tr("address ({unit})", unit=unit))
     if title is None:
-        title = (
-            f"{plan.strategy or 'plan'}: arena {plan.arena_size / scale:.4g} {unit}, "
-            f"lower bound {lb:.4g} {unit}"
+        title = tr(
+            "{strategy}: arena {arena:.4g} {unit}, lower bound {bound:.4g} {unit}",
+            strategy=plan.strategy or tr("plan"),
+            arena=plan.arena_size / scale,
+            unit=unit,
+            bound=lb,
         )
     ax.set_title(title, fontsize=10)
     ax.legend(loc="upper right", fontsize=8)

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from chipsim.i18n import tr
 from chipsim.viz.style import UNIT_COLORS, apply_style
 
 
@@ -33,7 +34,7 @@ def plot_roofline(report: Any, ax: Any = None, annotate: int = 12) -> Any:
             x,
             np.minimum(peak, x * bw),
             color=color,
-            label=f"{name} roof ({peak / 1e12:.3g} TFLOP/s)",
+            label=tr("{unit} roof ({tflops:.3g} TFLOP/s)", unit=tr(name), tflops=peak / 1e12),
         )
     ax.axvline(roofs["Tensor Core"] / bw, color="#999999", linestyle=":", linewidth=1)
     pts = [k for k in report.kernels if k.flops and k.dram_bytes and k.cycles]
@@ -57,8 +58,8 @@ def plot_roofline(report: Any, ax: Any = None, annotate: int = 12) -> Any:
             xytext=(4, 2),
             textcoords="offset points",
         )
-    ax.set_xlabel("arithmetic intensity (FLOP per DRAM byte)")
+    ax.set_xlabel(tr("arithmetic intensity (FLOP per DRAM byte)"))
     ax.set_ylabel("FLOP/s")
-    ax.set_title(f"Roofline of {chip.name} (DRAM {bw / 1e9:.4g} GB/s)")
+    ax.set_title(tr("Roofline of {chip} (DRAM {gbs:.4g} GB/s)", chip=chip.name, gbs=bw / 1e9))
     ax.legend(loc="lower right")
     return ax

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from chipsim.hw.isa import UNIT_TITLES
+from chipsim.i18n import tr
 from chipsim.viz.style import apply_style, color_for
 
 ROWS = ("host", "alu", "mac", "simd", "tensor", "dma")
@@ -41,10 +42,10 @@ def plot_timeline(report: Any, ax: Any = None, unit: str = "us", max_labels: int
     for y, u in enumerate(ROWS):
         if bars[u]:
             ax.broken_barh(bars[u], (y - 0.4, 0.8), facecolors=colors[u], linewidth=0)
-    ax.set_yticks(range(len(ROWS)), [UNIT_TITLES[u] for u in ROWS])
+    ax.set_yticks(range(len(ROWS)), [tr(UNIT_TITLES[u]) for u in ROWS])
     ax.set_ylim(-0.6, len(ROWS) - 0.4)
     ax.invert_yaxis()
-    ax.set_xlabel("time (µs)" if unit == "us" else "cycles")
+    ax.set_xlabel(tr("time (µs)") if unit == "us" else tr("cycles"))
     longest = sorted(report.kernels, key=lambda k: -k.cycles)[:max_labels]
     for k in longest:
         ax.annotate(
@@ -56,5 +57,7 @@ def plot_timeline(report: Any, ax: Any = None, unit: str = "us", max_labels: int
             annotation_clip=False,
             rotation=30,
         )
-    ax.set_title(f"{report.chip.name}: {report.cycles:,} cycles", pad=22)
+    ax.set_title(
+        tr("{chip}: {cycles:,} cycles", chip=report.chip.name, cycles=report.cycles), pad=22
+    )
     return ax

@@ -1,0 +1,199 @@
+"""The Sphinx side of the book's editions (``locales/editions.yml``, ``locales/editions.py``).
+
+Every edition is this same book built with another ``language``; this extension adds what
+Sphinx's gettext translation does not do by itself:
+
+* a language switch on every page that leads to the same page -- and the same section -- of
+  the other editions, plus ``<link rel="alternate" hreflang=...>`` for search engines;
+* the chapters' code runs in the page's language: ``CHIPSIM_LANG`` is set for the kernels,
+  so figure labels drawn through ``chipsim.i18n.tr`` follow the edition;
+* the part captions of ``_toc.yml`` are translated (sphinx-external-toc inserts its toctrees
+  after Sphinx's translation step, which therefore never sees them);
+* a translation that Sphinx could not use is a warning, so the strict build fails instead of
+  quietly showing English: Sphinx keeps a translation only if it parses as one paragraph, so
+  a title translated as "1. ..." (a Markdown list) was dropped without a word;
+* a page whose translation is unfinished says so at its top;
+* Chinese search finds glossary terms: each Chinese term of the glossary becomes a word for
+  jieba (Sphinx's Chinese word splitter), so "内存规划" is indexed as one word.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.locale import init as init_locale
+from sphinx.transforms import SphinxTransform
+from sphinx.util import logging as sphinx_logging
+from sphinx.util.i18n import docname_to_domain
+from sphinx.util.nodes import extract_messages
+
+logger = sphinx_logging.getLogger(__name__)
+
+CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def _editions(app: Sphinx) -> list[dict[str, Any]]:
+    path = Path(app.srcdir) / "locales" / "editions.yml"
+    return yaml.safe_load(path.read_text(encoding="utf-8"))["editions"]
+
+
+def _this_edition(app: Sphinx) -> dict[str, Any]:
+    language = app.config.language or "en"
+    for edition in _editions(app):
+        if edition["language"] == language:
+            return edition
+    raise ValueError(f"language {language!r} is not an edition of locales/editions.yml")
+
+
+def _catalog(transform: SphinxTransform):
+    """The page's translations (a gettext object), as Sphinx's Locale transform loads them."""
+    config, env = transform.config, transform.env
+    domain = docname_to_domain(env.docname, config.gettext_compact)
+    dirs = [os.path.join(env.srcdir, d) for d in config.locale_dirs]
+    catalog, found = init_locale(dirs, config.language, domain)
+    return catalog if found else None
+
+
+def _is_english(config: Any) -> bool:
+    return (config.language or "en").split("_")[0] == "en"
+
+
+class TranslateTocCaptions(SphinxTransform):
+    """Translate toctree captions (e.g. the parts of ``_toc.yml``) with the page's catalogue."""
+
+    default_priority = 101  # right after sphinx-external-toc's InsertToctrees (100)
+
+    def apply(self, **kwargs: Any) -> None:
+        if _is_english(self.config) or (catalog := _catalog(self)) is None:
+            return
+        for toctree in self.document.findall(addnodes.toctree):
+            for message in toctree.extract_original_messages():
+                translated = catalog.gettext(message)
+                if translated and translated != message:
+                    toctree.apply_translated_message(message, translated)
+
+
+class CheckTranslationsApplied(SphinxTransform):
+    """Warn about translations Sphinx dropped; record how much of the page is translated."""
+
+    default_priority = 24  # after Sphinx's Locale (20), before its progress count (25)
+
+    def apply(self, **kwargs: Any) -> None:
+        if _is_english(self.config):
+            return
+        catalog = _catalog(self)
+        total = translated = 0
+        for node, message in extract_messages(self.document):
+            if isinstance(node, (addnodes.translatable, nodes.image)):
+                continue  # translated in place; Sphinx never marks them
+            total += 1
+            if node.get("translated"):
+                translated += 1
+                continue
+            text = catalog.gettext(message) if catalog is not None else message
+            if text and text != message:
+                logger.warning(
+                    "translation not used: Sphinx keeps a translation only if it reads as one "
+                    "paragraph, and this one reads as a list, heading or block (a leading "
+                    "'1. ', '- ', '#' or '>'? escape it: '1\\. '): %r",
+                    text[:120],
+                    location=node,
+                    type="i18n",
+                    subtype="unused",
+                )
+        self.document["chipsim_translation"] = (translated, total)
+
+
+def add_untranslated_notice(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """``doctree-resolved``: a note at the top of a page that is not translated yet."""
+    if _is_english(app.config):
+        return
+    translated, total = doctree.get("chipsim_translation", (0, 0))
+    template = _this_edition(app).get("untranslated_notice", "")
+    if not template or translated >= total:
+        return
+    section = next(iter(doctree.findall(nodes.section)), None)
+    if section is None:
+        return
+    note = nodes.note(classes=["translation-notice"])
+    note += nodes.paragraph(text=template.format(translated=translated, total=total))
+    section.insert(1, note)  # after the page title
+
+
+def add_language_switch(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    """``html-page-context``: a header button per other edition, to this page in it."""
+    editions = _editions(app)
+    this = _this_edition(app)
+    up = "../" * (pagename.count("/") + (this["path"].count("/") + 1 if this["path"] else 0))
+    buttons = context.setdefault("header_buttons", [])
+    links = []
+    for edition in editions:
+        prefix = f"{edition['path'].strip('/')}/" if edition["path"] else ""
+        url = f"{up}{prefix}{pagename}.html"
+        tag = edition["language"].replace("_", "-")
+        links.append(f'<link rel="alternate" hreflang="{tag}" href="{url}" />')
+        if edition is this:
+            continue
+        buttons.append(
+            {
+                "type": "link",
+                "url": url,
+                "text": edition["name"],
+                "tooltip": edition.get("switch_tooltip", edition["name"]),
+                "icon": "fas fa-language",
+                "label": f"language-switch btn-language-{tag}",
+            }
+        )
+    context["metatags"] = context.get("metatags", "") + "\n".join(links)
+
+
+# The theme opens header links in a new tab; a language switch should not. Switching keeps the
+# section (#anchor: section ids come from the English titles, so they match) and the query.
+_SWITCH_JS = """
+document.addEventListener("DOMContentLoaded", () => {
+  for (const link of document.querySelectorAll("a.btn-language-switch")) {
+    link.removeAttribute("target");
+    link.addEventListener("click", () => {
+      link.href = link.href.split(/[?#]/)[0] + window.location.search + window.location.hash;
+    });
+  }
+});
+"""
+
+
+def chapters_speak_the_language(app: Sphinx, config: Any) -> None:
+    """``config-inited``: the kernels that run the chapters inherit the edition's language."""
+    os.environ["CHIPSIM_LANG"] = config.language or "en"
+
+
+def glossary_terms_are_words(app: Sphinx, env: Any) -> None:
+    """``env-updated``: teach jieba every Chinese glossary term, before the index is written."""
+    if not (app.config.language or "").startswith("zh"):
+        return
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    for kind, name in env.get_domain("std").objects:
+        if kind == "term" and CJK.search(name):
+            jieba.add_word(name)
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.connect("config-inited", chapters_speak_the_language)
+    app.add_transform(TranslateTocCaptions)
+    app.add_transform(CheckTranslationsApplied)
+    app.connect("doctree-resolved", add_untranslated_notice)
+    app.connect("env-updated", glossary_terms_are_words)
+    app.connect("html-page-context", add_language_switch, priority=502)  # after the theme's 501
+    app.add_js_file(None, body=_SWITCH_JS)
+    return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,266 @@
+"""Text that code shows a learner while it runs, in the learner's language.
+
+The book's prose is translated by Sphinx from ``locales/``. Text that *code* makes at run time
+-- figure titles and axis labels, and later the grader's score lines and reasons -- goes through
+:func:`tr`, which looks it up in the gettext catalogue
+``chipsim/locales/<language>/LC_MESSAGES/chipsim.po`` (``make translations`` extracts every
+``tr("...")`` of chipsim and of the chapters' code cells into it).
+
+The language is the first of: the innermost :func:`use_language` block, the last
+:func:`set_language` call, the ``CHIPSIM_LANG`` environment variable (the Chinese edition of the
+book sets it for the kernels that run its chapters), English. A message with no translation, or
+whose translation is outdated (marked fuzzy), stays English.
+
+Example:
+    >>> from chipsim.i18n import tr, use_language
+    >>> tr("schedule step")
+    'schedule step'
+    >>> with use_language("zh_CN"):
+    ...     tr("schedule step")
+    '调度步'
+    >>> tr("{n} nodes", n=3)  # fields are filled in after translation
+    '3 nodes'
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import os
+import re
+import sys
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+ENGLISH = "en"
+ENV_VAR = "CHIPSIM_LANG"
+LOCALES = Path(__file__).with_name("locales")
+
+#: Fonts that draw Chinese, best first: Debian/Ubuntu (fonts-noto-cjk), Adobe, macOS, Windows.
+CJK_FONTS: tuple[str, ...] = (
+    "Noto Sans CJK SC",
+    "Source Han Sans SC",
+    "PingFang SC",
+    "Microsoft YaHei",
+    "SimHei",
+    "WenQuanYi Zen Hei",
+    "Noto Sans CJK JP",
+)
+
+_scoped: contextvars.ContextVar[str | None] = contextvars.ContextVar("chipsim_lang", default=None)
+_chosen: str | None = None  # set_language(); a module global, so it outlives a notebook cell
+_fonts_ready = False
+
+
+def languages() -> tuple[str, ...]:
+    """The languages chipsim speaks: English and every catalogue under ``chipsim/locales``."""
+    found = sorted(p.parent.parent.name for p in LOCALES.glob("*/LC_MESSAGES/chipsim.po"))
+    return (ENGLISH, *found)
+
+
+def normalize(language: str, *, source: str = "language") -> str:
+    """``"zh"``, ``"zh-CN"``, ``"zh_Hans"`` -> ``"zh_CN"``; ``"en_US"`` -> ``"en"``.
+
+    Raises:
+        ValueError: for a language chipsim has no catalogue for (the message names ``source``).
+    """
+    tag = language.strip().replace("-", "_").lower()
+    if tag == "" or tag in ("c", "posix") or tag.startswith("en"):
+        return ENGLISH
+    known = languages()
+    for code in known:
+        if tag == code.lower():
+            return code
+    # "zh", "zh_hans", "zh_hans_cn": the first catalogue of that language (zh -> zh_CN)
+    base = tag.split("_")[0]
+    for code in known:
+        if code.lower().split("_")[0] == base:
+            return code
+    raise ValueError(
+        f"chipsim has no translation for {source} {language!r}; "
+        f"it speaks {', '.join(known)} (set {ENV_VAR} or call set_language with one of them)"
+    )
+
+
+def current_language() -> str:
+    """The language :func:`tr` translates into now (see the module docstring for the order)."""
+    scoped = _scoped.get()
+    if scoped is not None:
+        return scoped
+    if _chosen is not None:
+        return _chosen
+    env = os.environ.get(ENV_VAR)
+    return normalize(env, source=f"${ENV_VAR}") if env else ENGLISH
+
+
+def set_language(language: str | None) -> None:
+    """Translate into ``language`` from now on (``None``: back to ``$CHIPSIM_LANG`` or English)."""
+    global _chosen
+    _chosen = None if language is None else normalize(language)
+    if current_language() != ENGLISH:
+        _prepare_matplotlib()
+
+
+@contextmanager
+def use_language(language: str) -> Iterator[str]:
+    """Translate into ``language`` inside the block (per thread and asyncio task)."""
+    token = _scoped.set(normalize(language))
+    if _scoped.get() != ENGLISH:
+        _prepare_matplotlib()
+    try:
+        yield _scoped.get()
+    finally:
+        _scoped.reset(token)
+
+
+def tr(message: str, /, **fields: Any) -> str:
+    """``message`` in the current language, with ``{name}`` fields filled in from ``fields``.
+
+    Write ``message`` in English with named fields (``"{cycles:,} cycles"``), never with
+    numbers or names pasted in, so that one catalogue entry serves every value and a translator
+    can move the fields. Without ``fields`` the text is returned as it is (braces and all).
+    """
+    language = current_language()
+    text = message
+    if language != ENGLISH:
+        text = catalogue(language).get(message) or message
+        _prepare_matplotlib()
+    return text.format(**fields) if fields else text
+
+
+def N_(message: str) -> str:  # noqa: N802 -- the gettext name for "translate later"
+    """Mark a string for extraction into the catalogue without translating it yet.
+
+    For tables of labels built at import time: keep the English in the table and call
+    ``tr(TABLE[key])`` where the label is shown.
+    """
+    return message
+
+
+@functools.cache
+def catalogue(language: str) -> dict[str, str]:
+    """Translated, up-to-date entries of ``language``'s catalogue (msgid -> msgstr)."""
+    path = LOCALES / language / "LC_MESSAGES" / "chipsim.po"
+    return read_po(path) if path.is_file() else {}
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\"}
+
+
+def _unquote(line: str) -> str:
+    body = line.strip()
+    if len(body) < 2 or body[0] != '"' or body[-1] != '"':
+        raise ValueError(f"not a quoted PO string: {line!r}")
+    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m[1], m[1]), body[1:-1])
+
+
+def read_po(path: Path) -> dict[str, str]:
+    """The translated entries of a gettext ``.po`` file, without fuzzy or obsolete ones.
+
+    A small reader (chipsim depends on no i18n package): comments, ``#, fuzzy`` flags,
+    ``msgctxt`` (kept as ``context\\x04msgid``, as gettext does), multi-line strings. Plural
+    entries are skipped.
+    """
+    entries: dict[str, str] = {}
+    entry: dict[str, str] = {}
+    flags: set[str] = set()
+    field: str | None = None
+
+    def finish() -> None:
+        nonlocal entry, flags, field
+        msgid, msgstr = entry.get("msgid", ""), entry.get("msgstr", "")
+        if msgid and msgstr and "fuzzy" not in flags and "msgid_plural" not in entry:
+            key = f"{entry['msgctxt']}\x04{msgid}" if "msgctxt" in entry else msgid
+            entries[key] = msgstr
+        entry, flags, field = {}, set(), None
+
+    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        line = raw.strip()
+        try:
+            if not line or line.startswith("#~"):
+                continue
+            if line.startswith("#"):
+                if "msgstr" in entry:
+                    finish()
+                if line.startswith("#,"):
+                    flags |= {f.strip() for f in line[2:].split(",")}
+            elif line.startswith('"'):
+                if field is None:
+                    raise ValueError("a string continues no msgid/msgstr")
+                entry[field] += _unquote(line)
+            else:
+                keyword, _, rest = line.partition(" ")
+                if keyword in ("msgctxt", "msgid") and "msgstr" in entry:
+                    finish()
+                field = keyword
+                entry[field] = _unquote(rest)
+        except ValueError as exc:
+            raise ValueError(f"{path}:{number}: {exc}") from None
+    finish()
+    return entries
+
+
+def cjk_font() -> str | None:
+    """The first of :data:`CJK_FONTS` that matplotlib can draw with, or ``None``.
+
+    Matplotlib caches the system's font list the first time it runs; a font installed after
+    that stays invisible to it. So when the cache knows none of these fonts, the system's font
+    files are scanned and registered for this process.
+    """
+    from matplotlib import font_manager
+
+    def known() -> str | None:
+        names = {f.name for f in font_manager.fontManager.ttflist}
+        return next((name for name in CJK_FONTS if name in names), None)
+
+    if (found := known()) is not None:
+        return found
+    hints = ("cjk", "sourcehan", "pingfang", "msyh", "simhei", "wqy")
+    for path in font_manager.findSystemFonts():
+        if any(h in Path(path).name.lower().replace("-", "") for h in hints):
+            try:
+                font_manager.fontManager.addfont(path)
+            except (OSError, RuntimeError, ValueError):
+                continue  # an unreadable font file is not ours to fix
+    return known()
+
+
+def _prepare_matplotlib() -> None:
+    """Let matplotlib draw Chinese: a CJK font behind the default one, glyph by glyph.
+
+    Runs once, at the first translated string (or language switch) after matplotlib was
+    imported; chipsim does not import matplotlib itself until it draws. Matplotlib (>= 3.6)
+    falls back font by font along ``font.family``, so the CJK font is appended there: Latin
+    text keeps its usual font. Text that exists already -- the title and labels of axes made
+    before this ran, e.g. ``plt.subplots()`` then ``ax.set_title(tr(...))`` -- gets the
+    fallback too.
+    """
+    global _fonts_ready
+    if _fonts_ready or "matplotlib" not in sys.modules:
+        return
+    _fonts_ready = True
+    import matplotlib as mpl
+    from matplotlib.text import Text
+
+    font = cjk_font()
+    if font is None:
+        warnings.warn(
+            "chipsim: no Chinese font found, so figure labels will show empty boxes; install "
+            "one (Debian/Ubuntu: sudo apt-get install fonts-noto-cjk) and restart the kernel",
+            stacklevel=3,
+        )
+        return
+
+    def with_font(families: list[str]) -> list[str]:
+        return families if font in families else [*families, font]
+
+    mpl.rcParams["font.family"] = with_font(list(mpl.rcParams["font.family"]))
+    if "matplotlib.pyplot" in sys.modules:
+        from matplotlib._pylab_helpers import Gcf
+
+        for manager in Gcf.get_all_fig_managers():
+            for text in manager.canvas.figure.findobj(Text):
+                text.set_fontfamily(with_font(list(text.get_fontfamily())))
