@@ -100,7 +100,7 @@ def set_language(language: str | None) -> None:
     """Translate into ``language`` from now on (``None``: back to ``$CHIPSIM_LANG`` or English)."""
     global _chosen
     _chosen = None if language is None else normalize(language)
-    if current_language() != ENGLISH:
+    if _chosen not in (None, ENGLISH):
         _prepare_matplotlib()
 
 

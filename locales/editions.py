@@ -342,6 +342,20 @@ def _save(catalog: Catalog, path: Path) -> bool:
     return True
 
 
+def _pop_previous_id(message: Any) -> str:
+    """Remove the ``#| msgid`` lines (babel reads them as comments) and return their text."""
+    lines = [c for c in message.user_comments if c.startswith("|")]
+    message.user_comments = [c for c in message.user_comments if not c.startswith("|")]
+    parts = re.findall(
+        r'"((?:[^"\\]|\\.)*)"', " ".join(c for c in lines if "msgid_plural" not in c)
+    )
+    return unescape_po("".join(parts))
+
+
+def unescape_po(text: str) -> str:
+    return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m[1], m[1]), text)
+
+
 def _updated(template: Catalog, po: Path, language: str) -> Catalog:
     """The catalogue at ``po`` brought in step with ``template`` (or a new one).
 
@@ -352,7 +366,18 @@ def _updated(template: Catalog, po: Path, language: str) -> Catalog:
     if po.is_file():
         catalog = _load(po)
         before = [(m.id, m.string, m.fuzzy) for m in catalog if m.id]
+        previous = {m.id: _pop_previous_id(m) for m in catalog if m.id}
         catalog.update(template, update_creation_date=False)
+        for message in catalog:
+            if not message.id:
+                continue
+            _pop_previous_id(message)
+            if not message.fuzzy:
+                continue
+            # the English the translation was made from, even if it changed twice since
+            source = message.previous_id[0] if message.previous_id else message.id
+            if previous.get(source):
+                message.previous_id = [previous[source]]
         if [(m.id, m.string, m.fuzzy) for m in catalog if m.id] != before:
             catalog.creation_date = template.creation_date
         return catalog

@@ -81,24 +81,25 @@ class TranslateTocCaptions(SphinxTransform):
                     toctree.apply_translated_message(message, translated)
 
 
-class CheckTranslationsApplied(SphinxTransform):
-    """Warn about translations Sphinx dropped; record how much of the page is translated."""
+def _messages(doctree: nodes.Node):
+    """The page's translatable messages, as the gettext builder extracts them."""
+    for node, message in extract_messages(doctree):
+        if not isinstance(node, (addnodes.translatable, nodes.image)):
+            yield node, message  # those two are translated in place and never marked
 
-    default_priority = 24  # after Sphinx's Locale (20), before its progress count (25)
+
+class CheckTranslationsApplied(SphinxTransform):
+    """Warn about translations that Sphinx dropped instead of showing them."""
+
+    default_priority = 24  # after Sphinx's Locale (20)
 
     def apply(self, **kwargs: Any) -> None:
-        if _is_english(self.config):
+        if _is_english(self.config) or (catalog := _catalog(self)) is None:
             return
-        catalog = _catalog(self)
-        total = translated = 0
-        for node, message in extract_messages(self.document):
-            if isinstance(node, (addnodes.translatable, nodes.image)):
-                continue  # translated in place; Sphinx never marks them
-            total += 1
+        for node, message in _messages(self.document):
             if node.get("translated"):
-                translated += 1
                 continue
-            text = catalog.gettext(message) if catalog is not None else message
+            text = catalog.gettext(message)
             if text and text != message:
                 logger.warning(
                     "translation not used: Sphinx keeps a translation only if it reads as one "
@@ -109,14 +110,16 @@ class CheckTranslationsApplied(SphinxTransform):
                     type="i18n",
                     subtype="unused",
                 )
-        self.document["chipsim_translation"] = (translated, total)
 
 
 def add_untranslated_notice(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     """``doctree-resolved``: a note at the top of a page that is not translated yet."""
     if _is_english(app.config):
         return
-    translated, total = doctree.get("chipsim_translation", (0, 0))
+    # Counted on the finished page: the front matter's fields, which are messages while the
+    # page is read, are gone by now, as they are from the gettext templates.
+    marks = [bool(node.get("translated")) for node, _ in _messages(doctree)]
+    translated, total = sum(marks), len(marks)
     template = _this_edition(app).get("untranslated_notice", "")
     if not template or translated >= total:
         return
@@ -142,7 +145,7 @@ def add_language_switch(
         url = f"{up}{prefix}{pagename}.html"
         tag = edition["language"].replace("_", "-")
         links.append(f'<link rel="alternate" hreflang="{tag}" href="{url}" />')
-        if edition is this:
+        if edition["language"] == this["language"]:
             continue
         buttons.append(
             {
@@ -154,8 +157,16 @@ def add_language_switch(
                 "label": f"language-switch btn-language-{tag}",
             }
         )
-    context["metatags"] = context.get("metatags", "") + "\n".join(links)
+    context["metatags"] = context.get("metatags", "") + "\n".join(links) + _CJK_STYLE
 
+
+# Chinese has no italics: emphasis is shown with emphasis dots (着重号) under the characters.
+_CJK_STYLE = """
+<style>
+  :lang(zh) em { font-style: normal; text-emphasis: filled dot; text-emphasis-position: under; }
+  :lang(zh) em code, :lang(zh) em span.pre { text-emphasis: none; }
+</style>
+"""
 
 # The theme opens header links in a new tab; a language switch should not. Switching keeps the
 # section (#anchor: section ids come from the English titles, so they match) and the query.

@@ -1,4 +1,4 @@
-"""Build the book once per pytest session; shared by tests/book and tests/browser.
+"""Build the book (every edition) once per pytest session; shared by tests/book and tests/browser.
 
 Both folders' conftest files load this module under one name (see ``load``), so the strict
 build runs once even when both test folders are collected. Set ``BOOK_HTML=_build/html`` to
@@ -16,7 +16,6 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-BUILD_FLAGS = ["--all", "-W", "-n", "--keep-going"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +55,19 @@ def notebook_pages() -> list[str]:
     return result
 
 
+def load_editions():
+    """``locales/editions.py`` (the book's editions and translation catalogues) as a module."""
+    import importlib.util
+
+    name = "chipsim_locales_editions"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "locales" / "editions.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
 _BUILDS: dict[str, BookBuild] = {}
 
 
@@ -67,12 +79,12 @@ def build_book(out_dir: Path) -> BookBuild:
     if existing:
         build = BookBuild(html=(ROOT / existing).resolve(), returncode=0, log="(reused build)")
     else:
-        jb = Path(sys.executable).with_name("jupyter-book")
+        # every edition (English, 中文, ...) strictly, as `make book` does (locales/editions.py)
         env = dict(
             os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
         )
         proc = subprocess.run(
-            [str(jb), "build", str(ROOT), *BUILD_FLAGS, "--path-output", str(out_dir)],
+            [sys.executable, str(ROOT / "locales" / "editions.py"), "build", "--out", str(out_dir)],
             cwd=ROOT,
             env=env,
             capture_output=True,

@@ -1,0 +1,92 @@
+"""The catalogue tools of locales/editions.py, on made-up messages: each check must catch
+what it is there for."""
+
+from __future__ import annotations
+
+
+def test_markup_check_catches_a_lost_glued_value_or_reference(editions):
+    check = editions.markup_problems
+    source = "It runs {glue:text}`speedup:.1f` times faster, see {doc}`pitfalls`."
+    assert check(source, "快了 {glue:text}`speedup:.1f` 倍，参见{doc}`pitfalls`。") == []
+    assert check(source, "快了很多倍，参见{doc}`pitfalls`。")  # the number is gone
+    assert check(source, "快了 {glue:text}`speedup:.1f` 倍。")  # the link is gone
+    assert check(source, "快了 {glue:text}`speedup:.1f` 倍，参见{doc}`其他 <pitfalls>`。") == []
+    assert check("{glue:md}`verdict`", "结论：{glue:md}`verdict`")  # cannot work, says why
+
+
+def test_translated_glue_points_at_its_own_page(editions):
+    glue_here = editions.glue_here
+    text = "快了 {glue:text}`speedup:.1f` 倍，{glue}`x` 和 {glue:any}`other.md::y`"
+    assert glue_here(text, "book/static_vs_dynamic") == (
+        "快了 {glue:text}`static_vs_dynamic.md::speedup:.1f` 倍，"
+        "{glue}`static_vs_dynamic.md::x` 和 {glue:any}`other.md::y`"
+    )
+
+
+def test_status_sees_fuzzy_untranslated_and_missing(editions, tmp_path):
+    from babel.messages.catalog import Catalog
+    from babel.messages.pofile import write_po
+
+    template = Catalog()
+    for message in ("one", "two", "three"):
+        template.add(message)
+    translated = Catalog(locale="zh_CN")
+    translated.add("one", "一")
+    translated.add("two", "二", flags=["fuzzy"])
+    po = tmp_path / "page.po"
+    with po.open("wb") as f:
+        write_po(f, translated)
+    status = editions.catalogue_status(template, po, "page")
+    assert (status.untranslated, status.fuzzy, status.translated) == (["three"], ["two"], 1)
+    assert not status.done and "fuzzy: 'two'" in status.problems()
+    missing = editions.catalogue_status(template, tmp_path / "none.po", "page")
+    assert missing.missing and not missing.done
+
+
+def test_update_marks_a_changed_english_paragraph_fuzzy_and_keeps_the_old_english(
+    editions, tmp_path
+):
+    """What a translator sees after `make translations` when an English paragraph changed."""
+    from babel.messages.catalog import Catalog
+
+    old = Catalog()
+    old.add("The cat sat on the mat.")
+    po = tmp_path / "page.po"
+    catalog = editions._updated(old, po, "zh_CN")
+    catalog["The cat sat on the mat."].string = "猫坐在垫子上。"
+    editions._save(catalog, po)
+    new = Catalog()
+    new.add("The cat sat on the red mat.")
+    editions._save(editions._updated(new, po, "zh_CN"), po)
+    text = po.read_text(encoding="utf-8")
+    assert "#, fuzzy" in text and '#| msgid "The cat sat on the mat."' in text
+    assert 'msgstr "猫坐在垫子上。"' in text  # the old translation, to be corrected
+    assert editions._save(editions._updated(new, po, "zh_CN"), po) is False  # idempotent
+
+
+def test_english_changed_twice_still_shows_the_english_that_was_translated(editions, tmp_path):
+    from babel.messages.catalog import Catalog
+
+    po = tmp_path / "page.po"
+    versions = [
+        "Fusion saves DRAM traffic.",
+        "Fusion saves DRAM round trips.",
+        "Fusion saves round trips.",
+    ]
+    first = Catalog()
+    first.add(versions[0])
+    catalog = editions._updated(first, po, "zh_CN")
+    catalog[versions[0]].string = "融合节省了显存访问。"
+    editions._save(catalog, po)
+    for english in versions[1:]:
+        template = Catalog()
+        template.add(english)
+        editions._save(editions._updated(template, po, "zh_CN"), po)
+    text = po.read_text(encoding="utf-8")
+    assert f'#| msgid "{versions[0]}"' in text and versions[1] not in text
+    # once the translator fixes it and drops the fuzzy flag, the old English goes away
+    catalog = editions._load(po)
+    catalog[versions[2]].flags.discard("fuzzy")
+    editions._save(catalog, po)
+    editions._save(editions._updated(template, po, "zh_CN"), po)
+    assert "#|" not in po.read_text(encoding="utf-8")
