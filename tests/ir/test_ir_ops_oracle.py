@@ -32,6 +32,7 @@ UNARY = [
     ("sigmoid", A, _sigmoid),
     ("relu", A, lambda x: np.maximum(x, 0)),
     ("gelu", A, _gelu),
+    ("silu", A, lambda x: x * _sigmoid(x)),
 ]
 
 

@@ -152,6 +152,7 @@ _UNARY = [
     ("sigmoid", _sigmoid, 4, True, "1 / (1 + exp(-x))", 6),
     ("relu", lambda x: np.maximum(x, np.zeros((), x.dtype)), 1, False, "max(x, 0)", 1),
     ("gelu", _gelu, 8, True, "GELU, tanh approximation", 8),
+    ("silu", lambda x: x * _sigmoid(x), 5, True, "x * sigmoid(x) (SiLU or swish, as in LLaMA)", 7),
 ]
 _BINARY = [
     ("add", np.add, 1, False, "a + b"),
