@@ -191,3 +191,41 @@ register(
         ),
     )
 )
+
+
+def _infer_rmsnorm(ins: Sequence[TensorType], attrs: Attrs) -> TensorType:
+    x = _float_same(ins, attrs)
+    _affine_params(x, ins[1:], ("rmsnorm weight",))
+    return x
+
+
+def _rmsnorm(a: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
+    x = a[0]
+    mean_square = np.mean(x * x, axis=-1, keepdims=True)
+    y = x / np.sqrt(mean_square + np.asarray(attrs["eps"], x.dtype))
+    return y * a[1] if len(a) == 2 else y
+
+
+register(
+    OpDef(
+        "rmsnorm",
+        Pattern.REDUCTION,
+        (1, 2),
+        _infer_rmsnorm,
+        _rmsnorm,
+        lambda ins, out, attrs: 4 * out.numel,
+        attrs={
+            "axis": AttrSpec(default=-1, check=lambda v: _last_axis(an_int(v)), doc="must be -1"),
+            "eps": AttrSpec(default=1e-6, check=a_float, doc="added to the mean square"),
+        },
+        doc="scale the last axis to root-mean-square 1, then by a weight (LLaMA's norm)",
+        inputs=("x", "weight"),
+        vector_slots=4,
+        rows=_last_axis_rows,
+        reduction=lambda ins, out, attrs: _along_axis(out, -1, passes=1),
+        examples=(
+            Example((TensorType((64, 48), f32),)),
+            Example((TensorType((64, 48), f32), TensorType((48,), f32))),
+        ),
+    )
+)
