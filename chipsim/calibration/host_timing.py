@@ -166,6 +166,7 @@ def measure(
                 shapes=shapes,
                 dtype="f32",
                 time_us=seconds * 1e6,
+                call="numpy",
                 published=f"{seconds * 1e6:.4g} us",
                 derivation="as measured",
                 timed=f"numpy call, perf_counter, best of {calls} after 1 warm-up",

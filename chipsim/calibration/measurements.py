@@ -34,6 +34,7 @@ COLUMNS = (
     "family",
     "shape",
     "dtype",
+    "call",
     "time_us",
     "published",
     "derivation",
@@ -49,6 +50,8 @@ SETS = ("fit", "heldout")
 class Measurement:
     """One measured workload: ``op`` on ``shapes`` (one per input) took ``time_us``.
 
+    ``call`` names the host path the timed call took (``cublas``, ``aten``, ``compiled``
+    for the A100 rows, ``numpy`` on this machine): each path has its own per-call cost.
     ``set`` says whether a calibration may fit on the row (``"fit"``) or must only report
     it (``"heldout"``).
     """
@@ -58,6 +61,7 @@ class Measurement:
     shapes: tuple[tuple[int, ...], ...]
     dtype: str
     time_us: float
+    call: str = ""
     published: str = ""
     derivation: str = ""
     timed: str = ""
@@ -136,6 +140,7 @@ def read_measurements(text: str, source: str = "<csv>") -> list[Measurement]:
                 shapes=shapes,
                 dtype=row["dtype"],
                 time_us=time_us,
+                call=row["call"],
                 published=row["published"],
                 derivation=row["derivation"],
                 timed=row["timed"],
@@ -159,6 +164,7 @@ def write_measurements(rows: Iterable[Measurement]) -> str:
                 r.family,
                 r.shape_text,
                 r.dtype,
+                r.call,
                 repr(r.time_us),
                 r.published,
                 r.derivation,

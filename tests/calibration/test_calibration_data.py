@@ -18,6 +18,13 @@ def test_84_rows_four_op_classes_with_their_dtypes():
     assert counts == {"matmul": 20, "softmax": 22, "layernorm": 22, "gelu": 20}
     assert {r.dtype for r in ROWS if r.op == "matmul"} == {"bf16"}
     assert {r.dtype for r in ROWS if r.op != "matmul"} == {"f16"}
+    calls = {op: {r.call for r in ROWS if r.op == op} for op in counts}
+    assert calls == {
+        "matmul": {"cublas"},
+        "softmax": {"aten"},
+        "layernorm": {"compiled"},
+        "gelu": {"compiled"},
+    }
 
 
 def test_every_row_cites_a_listed_source_and_says_where_and_how():
@@ -80,7 +87,7 @@ def test_csv_round_trip():
 
 def test_errors_name_the_line_and_the_fix(tmp_path):
     header = ",".join(COLUMNS)
-    good = "gelu,g,1024,f16,48.2,x,y,z,llmcompass,w,fit"
+    good = "gelu,g,1024,f16,compiled,48.2,x,y,z,llmcompass,w,fit"
     with pytest.raises(SerializationError, match="missing column.*set"):
         read_measurements(header.replace(",set", "") + "\n" + good.rsplit(",", 1)[0], "m.csv")
     with pytest.raises(SerializationError, match=r"m.csv:3: .*shape"):
