@@ -15,8 +15,10 @@ Example:
     >>> from chipsim.calibration import load_measurements, evaluate
     >>> rows = [r for r in load_measurements() if r.op == "softmax"][:2]
     >>> ev = evaluate("datacenter-gpu", rows)
-    >>> [round(r.ratio, 2) for r in ev.results]   # the preset before calibration
-    [0.59, 0.61]
+    >>> [(r.row.shape_text, r.row.time_us) for r in ev.results]
+    [('4096x32', 13.113), ('4096x64', 13.351)]
+    >>> ev.summary().rows, all(r.simulated_us > 0 for r in ev.results)
+    (2, True)
 """
 
 from __future__ import annotations
