@@ -29,6 +29,7 @@ import argparse
 import ast
 import copy
 import importlib
+import os
 import re
 import shutil
 import subprocess
@@ -55,7 +56,7 @@ RUNTIME_SOURCES = ("chipsim/**/*.py", "book/**/*.md")
 RUNTIME_TABLES = ("chipsim.hw.isa:UNIT_TITLES",)
 TR_NAMES = {"tr", "N_"}
 
-GLUE_ROLE = re.compile(r"\{glue(?::(?:text|any))?\}`(?P<target>[^`]+)`")
+GLUE_ROLE = re.compile(r"\{glue(?P<kind>:text|:any)?\}`(?P<target>[^`]+)`")
 ANY_GLUE = re.compile(r"\{glue(?::\w+)?\}`([^`]+)`")
 XREF = re.compile(r"\{(?:doc|ref|numref|eq|download)\}`(?:[^`<]*<)?([^`>]+)>?`")
 FIELD = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)[^{}]*\}")
@@ -78,9 +79,12 @@ class Edition:
         return self.path == ""
 
 
-def editions() -> list[Edition]:
-    """The editions of ``locales/editions.yml``, the source (English) first."""
-    data = yaml.safe_load((LOCALES / "editions.yml").read_text(encoding="utf-8"))
+def editions(root: Path = ROOT) -> list[Edition]:
+    """The editions of ``locales/editions.yml``, the source (English) first.
+
+    ``root`` is the book's folder everywhere in this module (the tests build a small book).
+    """
+    data = yaml.safe_load((root / "locales" / "editions.yml").read_text(encoding="utf-8"))
     result = []
     for entry in data["editions"]:
         complete = entry.get("complete", ())
@@ -99,9 +103,9 @@ def editions() -> list[Edition]:
     return result
 
 
-def translations() -> list[Edition]:
+def translations(root: Path = ROOT) -> list[Edition]:
     """Every edition but the source."""
-    return [e for e in editions() if not e.source]
+    return [e for e in editions(root) if not e.source]
 
 
 def merge(base: dict, extra: dict) -> dict:
@@ -115,17 +119,17 @@ def merge(base: dict, extra: dict) -> dict:
     return result
 
 
-def book_config(overrides: dict[str, Any]) -> dict[str, Any]:
+def book_config(overrides: dict[str, Any], root: Path = ROOT) -> dict[str, Any]:
     """``_config.yml`` with ``overrides`` merged in, for a config file written outside the root.
 
     Jupyter Book resolves ``local_extensions`` against the config file's folder, so they are
     made absolute here.
     """
-    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
     config = merge(config, overrides)
     sphinx = config.setdefault("sphinx", {})
     sphinx["local_extensions"] = {
-        name: str((ROOT / path).resolve())
+        name: str((root / path).resolve())
         for name, path in (sphinx.get("local_extensions") or {}).items()
     }
     return config
@@ -141,33 +145,35 @@ def write_config(config: dict[str, Any], path: Path) -> Path:
     return path
 
 
-def _page_source(page: str) -> str:
+def _page_source(page: str, root: Path) -> str:
     """The file name of a page (``book/choosing`` -> ``choosing.md``), for ``file::key``."""
     for suffix in (".md", ".ipynb"):
-        if (ROOT / f"{page}{suffix}").is_file():
+        if (root / f"{page}{suffix}").is_file():
             return Path(f"{page}{suffix}").name
     return Path(f"{page}.md").name
 
 
-def glue_here(text: str, page: str) -> str:
+def glue_here(text: str, page: str, root: Path = ROOT) -> str:
     """Point the glue roles of a translated paragraph at their own page (module docstring)."""
-    source = _page_source(page)
+    source = _page_source(page, root)
 
     def repl(match: re.Match[str]) -> str:
         target = match["target"]
         if "::" in target:
             return match[0]
-        return match[0].replace(f"`{target}`", f"`{source}::{target}`")
+        if match["kind"] == ":text" and ":" not in target:
+            target += ":s"  # myst-nb reads "page.md::key" as key "page.md:" with format "key"
+        return match[0].replace(f"`{match['target']}`", f"`{source}::{target}`")
 
     return GLUE_ROLE.sub(repl, text)
 
 
-def compile_catalogues(language: str, dest: Path) -> Path:
+def compile_catalogues(language: str, dest: Path, root: Path = ROOT) -> Path:
     """Compile ``locales/<language>/**/*.po`` into ``dest/<language>/LC_MESSAGES/**/*.mo``.
 
     Fuzzy (outdated) entries are left out, so the page shows the current English there.
     """
-    source = LOCALES / language / "LC_MESSAGES"
+    source = root / "locales" / language / "LC_MESSAGES"
     shutil.rmtree(dest / language, ignore_errors=True)
     for po in sorted(source.rglob("*.po")):
         page = po.relative_to(source).with_suffix("").as_posix()
@@ -175,7 +181,7 @@ def compile_catalogues(language: str, dest: Path) -> Path:
             catalog = read_po(f)
         for message in catalog:
             if message.id and isinstance(message.string, str) and message.string:
-                message.string = glue_here(message.string, page)
+                message.string = glue_here(message.string, page, root)
         mo = dest / language / "LC_MESSAGES" / f"{page}.mo"
         mo.parent.mkdir(parents=True, exist_ok=True)
         with mo.open("wb") as f:
@@ -191,18 +197,16 @@ def _jupyter_book() -> str:
 
 
 def _env() -> dict[str, str]:
-    import os
-
     bindir = str(Path(sys.executable).parent)
     return dict(os.environ, PATH=f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}")
 
 
-def build_command(edition: Edition, out: Path) -> list[str]:
+def build_command(edition: Edition, out: Path, root: Path = ROOT) -> list[str]:
     """The ``jupyter-book build`` command of one edition; writes its config and catalogues."""
     if edition.source:
-        return [_jupyter_book(), "build", str(ROOT), "--path-output", str(out), *STRICT]
+        return [_jupyter_book(), "build", str(root), "--path-output", str(out), *STRICT]
     work = out / "_build" / "editions" / edition.language
-    locale_dir = compile_catalogues(edition.language, work / "locales")
+    locale_dir = compile_catalogues(edition.language, work / "locales", root)
     overrides = merge(
         edition.config,
         {
@@ -216,10 +220,10 @@ def build_command(edition: Edition, out: Path) -> list[str]:
             }
         },
     )
-    config = write_config(book_config(overrides), work / "_config.yml")
+    config = write_config(book_config(overrides, root), work / "_config.yml")
     return [
         _jupyter_book(),
-        *("build", str(ROOT), "--config", str(config), "--path-output", str(work), *STRICT),
+        *("build", str(root), "--config", str(config), "--path-output", str(work), *STRICT),
     ]
 
 
@@ -232,13 +236,15 @@ def _place(edition: Edition, out: Path) -> None:
     shutil.move(str(built), str(target))
 
 
-def build(out: Path = ROOT, jobs: int = 1, selected: list[str] | None = None) -> int:
+def build(
+    out: Path = ROOT, jobs: int = 1, selected: list[str] | None = None, root: Path = ROOT
+) -> int:
     """Build the editions strictly; English in ``out/_build/html``, the others below it.
 
     With ``jobs > 1`` the editions build side by side (logs in ``_build/editions/*.log``).
     Returns 0 when every edition built without a warning.
     """
-    chosen = [e for e in editions() if not selected or e.language in selected]
+    chosen = [e for e in editions(root) if not selected or e.language in selected]
     logs = out / "_build" / "editions"
     logs.mkdir(parents=True, exist_ok=True)
     failed: list[str] = []
@@ -259,12 +265,13 @@ def build(out: Path = ROOT, jobs: int = 1, selected: list[str] | None = None) ->
             failed.append(edition.language)
 
     for edition in chosen:
-        command = build_command(edition, out)
-        print(f"[editions] building {edition.language} ({edition.name})", flush=True)
+        command = build_command(edition, out, root)
         log = logs / f"{edition.language}.log" if jobs > 1 else None
+        where = f", log: {log.relative_to(out)}" if log else ""
+        print(f"[editions] building {edition.language} ({edition.name}){where}", flush=True)
         stdout = log.open("w", encoding="utf-8") if log else None
         proc = subprocess.Popen(
-            command, cwd=ROOT, env=_env(), stdout=stdout, stderr=subprocess.STDOUT if log else None
+            command, cwd=root, env=_env(), stdout=stdout, stderr=subprocess.STDOUT if log else None
         )
         running.append((edition, proc, time.monotonic(), log))
         if len(running) >= max(jobs, 1):
@@ -280,13 +287,14 @@ def build(out: Path = ROOT, jobs: int = 1, selected: list[str] | None = None) ->
 # ------------------------------------------------------------------------------- catalogues
 
 
-def gettext(out: Path) -> Path:
+def gettext(out: Path, root: Path = ROOT) -> Path:
     """Cut the English book into message templates (``<out>/<page>.pot``) and return ``out``.
 
     The notebooks are not executed: messages come from the text, never from cell outputs.
+    Sphinx works in ``<out>.build`` (a fresh environment each time, apart from the HTML's).
     """
-    work = out.parent
-    base = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    work = out.with_name(out.name + ".build")
+    base = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
     suppressed = list(base.get("sphinx", {}).get("config", {}).get("suppress_warnings", []))
     config = book_config(
         {
@@ -300,13 +308,14 @@ def gettext(out: Path) -> Path:
                     "suppress_warnings": [*suppressed, "mystnb.glue"],
                 }
             },
-        }
+        },
+        root,
     )
     path = write_config(config, work / "_config.gettext.yml")
-    shutil.rmtree(work / "_build" / "gettext", ignore_errors=True)
-    command = [_jupyter_book(), "build", str(ROOT), "--config", str(path)]
+    shutil.rmtree(work / "_build", ignore_errors=True)
+    command = [_jupyter_book(), "build", str(root), "--config", str(path), "--all"]
     command += ["--path-output", str(work), "--builder", "custom", "--custom-builder", "gettext"]
-    proc = subprocess.run(command, cwd=ROOT, env=_env(), capture_output=True, text=True)
+    proc = subprocess.run(command, cwd=root, env=_env(), capture_output=True, text=True)
     if proc.returncode:
         raise RuntimeError(f"the gettext build failed:\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}")
     built = work / "_build" / "gettext"
@@ -356,7 +365,7 @@ def unescape_po(text: str) -> str:
     return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m[1], m[1]), text)
 
 
-def _updated(template: Catalog, po: Path, language: str) -> Catalog:
+def _updated(template: Catalog, po: Path, language: str, *, runtime: bool = False) -> Catalog:
     """The catalogue at ``po`` brought in step with ``template`` (or a new one).
 
     Changed English keeps its old translation, marked fuzzy, with the old English beside it
@@ -380,7 +389,7 @@ def _updated(template: Catalog, po: Path, language: str) -> Catalog:
                 message.previous_id = [previous[source]]
         if [(m.id, m.string, m.fuzzy) for m in catalog if m.id] != before:
             catalog.creation_date = template.creation_date
-        return catalog
+        return _brace_flags(catalog, runtime)
     catalog = copy.deepcopy(template)
     catalog.locale = language
     catalog.project, catalog.version = "chipsim course", "1"
@@ -390,6 +399,14 @@ def _updated(template: Catalog, po: Path, language: str) -> Catalog:
         f"# {catalog.locale_identifier} translation of the chipsim course; see "
         f"locales/{language}/STYLE.md.\n# Refresh with `make translations`; never edit msgid."
     )
+    return _brace_flags(catalog, runtime)
+
+
+def _brace_flags(catalog: Catalog, runtime: bool) -> Catalog:
+    """Babel flags text with braces as python-brace-format; only runtime strings are (tr())."""
+    if not runtime:
+        for message in catalog:
+            message.flags.discard("python-brace-format")
     return catalog
 
 
@@ -463,7 +480,7 @@ def update(new_pages: list[str] | None = None, pot_dir: Path | None = None) -> l
             if po.relative_to(catalogues).with_suffix("").as_posix() not in known:
                 print(f"note: {po.relative_to(ROOT)} belongs to no page any more; delete it")
         po = RUNTIME_LOCALES / edition.language / "LC_MESSAGES" / "chipsim.po"
-        if _save(_updated(runtime, po, edition.language), po):
+        if _save(_updated(runtime, po, edition.language, runtime=True), po):
             written.append(str(po.relative_to(ROOT)))
     return written
 
@@ -547,15 +564,16 @@ def catalogue_status(template: Catalog, po: Path, name: str, *, runtime: bool = 
     return status
 
 
-def status(language: str, pot_dir: Path) -> dict[str, CatalogueStatus]:
+def status(language: str, pot_dir: Path, root: Path = ROOT) -> dict[str, CatalogueStatus]:
     """Per page (and ``chipsim`` for the runtime strings): how complete ``language`` is."""
-    catalogues = LOCALES / language / "LC_MESSAGES"
+    catalogues = root / "locales" / language / "LC_MESSAGES"
     result = {}
     for pot in sorted(pot_dir.rglob("*.pot")):
         page = pot.relative_to(pot_dir).with_suffix("").as_posix()
         result[page] = catalogue_status(_load(pot), catalogues / f"{page}.po", page)
-    po = RUNTIME_LOCALES / language / "LC_MESSAGES" / "chipsim.po"
-    result["chipsim"] = catalogue_status(runtime_messages(), po, "chipsim", runtime=True)
+    if root == ROOT:
+        po = RUNTIME_LOCALES / language / "LC_MESSAGES" / "chipsim.po"
+        result["chipsim"] = catalogue_status(runtime_messages(), po, "chipsim", runtime=True)
     return result
 
 
@@ -591,7 +609,13 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     p_build = sub.add_parser("build", help="build every edition strictly")
     p_build.add_argument("--out", type=Path, default=ROOT, help="HTML goes to OUT/_build/html")
-    p_build.add_argument("--jobs", type=int, default=1, help="editions built side by side")
+    p_build.add_argument(
+        "--jobs",
+        type=int,
+        default=min(len(editions()), os.cpu_count() or 1),
+        help="editions built side by side, each logging to _build/editions/<language>.log "
+        "(default: one per core; 1 shows the build's output as it runs)",
+    )
     p_build.add_argument("--only", nargs="*", help="only these languages (e.g. zh_CN)")
     p_update = sub.add_parser("update", help="refresh the catalogues from the English")
     p_update.add_argument("pages", nargs="*", help="also start catalogues for these pages")

@@ -199,8 +199,45 @@ def glossary_terms_are_words(app: Sphinx, env: Any) -> None:
             jieba.add_word(name)
 
 
+def captions_without_outputs(app: Sphinx) -> None:
+    """``builder-inited``: the gettext builder reads the notebooks without running them, so a
+    ``{glue:figure}`` has no picture; keep its caption anyway, or it never gets translated."""
+    if app.builder.name != "gettext":
+        return
+    try:
+        from myst_nb.ext.glue.directives import PasteFigureDirective
+        from myst_nb.ext.glue.utils import RetrievalError, retrieve_glue_data
+    except ImportError:
+        return
+
+    class CaptionOnlyFigure(PasteFigureDirective):
+        def run(self):
+            try:
+                retrieve_glue_data(self.document, self.arguments[0])
+            except RetrievalError:
+                figure = nodes.figure()
+                self.set_source_info(figure)
+                if self.content:
+                    holder = nodes.Element()
+                    self.state.nested_parse(self.content, self.content_offset, holder)
+                    if holder.children and isinstance(holder[0], nodes.paragraph):
+                        first = holder[0]
+                        caption = nodes.caption(first.rawsource, "", *first.children)
+                        caption.source, caption.line = first.source, first.line
+                        figure += caption
+                        figure += holder.children[1:]
+                return [figure]
+            return super().run()
+
+    # the domain exists already (the environment is made before the builder)
+    domain = app.env.get_domain("glue")
+    domain.directives["figure"] = CaptionOnlyFigure
+    domain._directive_cache.pop("figure", None)
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", chapters_speak_the_language)
+    app.connect("builder-inited", captions_without_outputs)
     app.add_transform(TranslateTocCaptions)
     app.add_transform(CheckTranslationsApplied)
     app.connect("doctree-resolved", add_untranslated_notice)

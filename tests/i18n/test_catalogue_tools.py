@@ -16,10 +16,11 @@ def test_markup_check_catches_a_lost_glued_value_or_reference(editions):
 
 def test_translated_glue_points_at_its_own_page(editions):
     glue_here = editions.glue_here
-    text = "快了 {glue:text}`speedup:.1f` 倍，{glue}`x` 和 {glue:any}`other.md::y`"
+    text = "快了 {glue:text}`speedup:.1f` 倍，{glue}`x` 和 {glue:any}`other.md::y`，{glue:text}`n`"
     assert glue_here(text, "book/static_vs_dynamic") == (
         "快了 {glue:text}`static_vs_dynamic.md::speedup:.1f` 倍，"
-        "{glue}`static_vs_dynamic.md::x` 和 {glue:any}`other.md::y`"
+        "{glue}`static_vs_dynamic.md::x` 和 {glue:any}`other.md::y`，"
+        "{glue:text}`static_vs_dynamic.md::n:s`"
     )
 
 
