@@ -12,7 +12,7 @@ STAMP := $(VENV)/.installed
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
 LINT_PATHS := chipsim tests benchmarks grading/make_demo_submissions.py nbgrader_config.py \
-  locales book/_ext/translation.py
+  locales book/_ext/translation.py book/_ext/notebook_translation.py
 # JupyterLab setting (kept inside the venv): double-clicking a chapter opens it as a notebook.
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 

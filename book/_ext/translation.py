@@ -13,6 +13,8 @@ Sphinx's gettext translation does not do by itself:
   quietly showing English: Sphinx keeps a translation only if it parses as one paragraph, so
   a title translated as "1. ..." (a Markdown list) was dropped without a word;
 * a page whose translation is unfinished says so at its top;
+* the chapter offered for download is the edition's notebook: Markdown translated, and a first
+  cell that sets chipsim's language (``notebook_translation.py``);
 * Chinese search finds glossary terms: each Chinese term of the glossary becomes a word for
   jieba (Sphinx's Chinese word splitter), so "内存规划" is indexed as one word.
 """
@@ -160,6 +162,40 @@ def add_language_switch(
     context["metatags"] = context.get("metatags", "") + "\n".join(links) + _CJK_STYLE
 
 
+def translate_downloaded_notebook(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    """``html-page-context``, after ipynb_download wrote ``_sources/<page>.ipynb``: in a
+    translated edition, its Markdown cells are translated and a first cell sets the language."""
+    if _is_english(app.config) or not context.get("ipynb_source"):
+        return
+    from notebook_translation import translate_notebook
+
+    path = Path(app.outdir) / "_sources" / context["ipynb_source"]
+    if not path.is_file():
+        return
+    edition = _this_edition(app)
+    note = edition.get("notebook_note", "")
+    setup = (f"# {note}\n" if note else "") + (
+        f'from chipsim.i18n import set_language\n\nset_language("{app.config.language}")'
+    )
+    translate_notebook(path, _po_lookup(app, pagename), setup)
+
+
+def _po_lookup(app: Sphinx, pagename: str):
+    """msgid -> translation of the page's ``.po`` (as written: glue roles in their plain form)."""
+    from babel.messages.pofile import read_po
+
+    po = Path(app.srcdir, "locales", app.config.language, "LC_MESSAGES", f"{pagename}.po")
+    table: dict[str, str] = {}
+    if po.is_file():
+        with po.open("rb") as f:
+            for m in read_po(f):
+                if m.id and isinstance(m.string, str) and m.string and not m.fuzzy:
+                    table[m.id] = m.string
+    return lambda msgid: table.get(msgid) if table.get(msgid) != msgid else None
+
+
 # Chinese has no italics: emphasis is shown with emphasis dots (着重号) under the characters.
 _CJK_STYLE = """
 <style>
@@ -243,5 +279,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("doctree-resolved", add_untranslated_notice)
     app.connect("env-updated", glossary_terms_are_words)
     app.connect("html-page-context", add_language_switch, priority=502)  # after the theme's 501
+    app.connect("html-page-context", translate_downloaded_notebook, priority=502)
     app.add_js_file(None, body=_SWITCH_JS)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

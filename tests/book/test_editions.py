@@ -115,3 +115,30 @@ def test_language_switch_links_every_page_both_ways(book):
         up = "../" * page.count("/")
         assert f'href="{up}zh/{page}.html"' in english, f"{page}: no switch to 中文"
         assert f'href="{up}../{page}.html"' in chinese, f"{page}: no switch to English"
+
+
+DOWNLOADS = [case for case in COMPLETE if case[2] in notebook_pages()]
+
+
+@pytest.mark.parametrize(("language", "path", "page"), DOWNLOADS)
+def test_downloaded_chapter_is_the_editions_notebook(book, language, path, page):
+    """The ⬇ .ipynb of a translated page: its text translated, the same code cells and their
+    outputs, and a first cell that sets chipsim's language (re-runs draw translated figures)."""
+    import nbformat
+
+    chapter = nbformat.read(book.html / path / "_sources" / f"{page}.ipynb", as_version=4)
+    english = nbformat.read(book.html / "_sources" / f"{page}.ipynb", as_version=4)
+    nbformat.validate(chapter)
+    first, *cells = chapter.cells
+    assert first.cell_type == "code" and f'set_language("{language}")' in first.source
+
+    def code(notebook_cells):
+        return [(c.source, len(c.outputs)) for c in notebook_cells if c.cell_type == "code"]
+
+    assert code(cells) == code(english.cells)
+    markdown = " ".join(" ".join(c.source.split()) for c in cells if c.cell_type == "markdown")
+    catalogue = editions._load(editions.ROOT / "locales" / language / "LC_MESSAGES" / f"{page}.po")
+    for message in catalogue:
+        if message.id and message.string and message.string != message.id:
+            assert " ".join(message.string.split()) in markdown, message.string
+            assert " ".join(message.id.split()) not in markdown, message.id
