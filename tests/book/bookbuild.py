@@ -56,16 +56,21 @@ def notebook_pages() -> list[str]:
 
 
 def load_editions():
-    """``locales/editions.py`` (the book's editions and translation catalogues) as a module."""
-    import importlib.util
+    """``locales/editions.py`` (the book's editions) as the module ``editions``."""
+    import importlib
 
-    name = "chipsim_locales_editions"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "locales" / "editions.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    locales = str(ROOT / "locales")
+    if locales not in sys.path:
+        sys.path.insert(0, locales)  # editions.py imports catalogues.py beside it
+    return importlib.import_module("editions")
+
+
+def load_catalogues():
+    """``locales/catalogues.py`` (gettext templates, catalogue checks) as ``catalogues``."""
+    import importlib
+
+    load_editions()
+    return importlib.import_module("catalogues")
 
 
 _BUILDS: dict[str, BookBuild] = {}

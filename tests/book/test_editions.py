@@ -6,11 +6,12 @@ import json
 import re
 
 import pytest
-from chipsim_tests_bookbuild import load_editions, notebook_pages, toc_pages
+from chipsim_tests_bookbuild import ROOT, load_catalogues, load_editions, notebook_pages, toc_pages
 
 pytestmark = pytest.mark.book
 
 editions = load_editions()
+catalogues = load_catalogues()
 TRANSLATIONS = editions.translations()
 EDITIONS = [(e.language, e.path) for e in TRANSLATIONS]
 COMPLETE = [
@@ -137,7 +138,7 @@ def test_downloaded_chapter_is_the_editions_notebook(book, language, path, page)
 
     assert code(cells) == code(english.cells)
     markdown = " ".join(" ".join(c.source.split()) for c in cells if c.cell_type == "markdown")
-    catalogue = editions._load(editions.ROOT / "locales" / language / "LC_MESSAGES" / f"{page}.po")
+    catalogue = catalogues.load_po(ROOT / "locales" / language / "LC_MESSAGES" / f"{page}.po")
     for message in catalogue:
         if message.id and message.string and message.string != message.id:
             assert " ".join(message.string.split()) in markdown, message.string

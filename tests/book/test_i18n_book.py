@@ -12,11 +12,12 @@ import re
 from pathlib import Path
 
 import pytest
-from chipsim_tests_bookbuild import load_editions
+from chipsim_tests_bookbuild import load_catalogues, load_editions
 
 pytestmark = pytest.mark.book
 
 editions = load_editions()
+catalogues = load_catalogues()
 BOOK = Path(__file__).with_name("i18n_book")
 
 
@@ -90,8 +91,8 @@ def test_glued_figure_is_drawn_again_in_the_edition_language(built):
 def test_catalogues_of_the_tiny_book_are_complete(tmp_path):
     """The gettext templates of the tiny book, including the glued figure's caption, which the
     unexecuted gettext build keeps through book/_ext/translation.py."""
-    templates = editions.gettext(tmp_path / "pot", BOOK)
-    assert "A glued figure with a caption." in editions._load(templates / "index.pot")
-    status = editions.status("zh_CN", templates, BOOK)
+    templates = catalogues.gettext(tmp_path / "pot", BOOK)
+    assert "A glued figure with a caption." in catalogues.load_po(templates / "index.pot")
+    status = catalogues.status("zh_CN", templates, BOOK)
     assert set(status) == {"index", "second"}
     assert all(s.done for s in status.values()), "\n".join(s.problems() for s in status.values())

@@ -10,23 +10,24 @@ translator updates it. Pages still being translated are only reported by
 from __future__ import annotations
 
 import pytest
-from chipsim_tests_bookbuild import ROOT, load_editions, toc_pages
+from chipsim_tests_bookbuild import ROOT, load_catalogues, load_editions, toc_pages
 
 pytestmark = pytest.mark.book
 
 editions = load_editions()
+catalogues = load_catalogues()
 TRANSLATIONS = editions.translations()
 
 
 @pytest.fixture(scope="session")
 def templates(tmp_path_factory):
     """``<page>.pot`` for every page, cut from the English as it is now."""
-    return editions.gettext(tmp_path_factory.mktemp("gettext") / "pot")
+    return catalogues.gettext(tmp_path_factory.mktemp("gettext") / "pot")
 
 
 @pytest.fixture(scope="session")
 def status(templates):
-    return {e.language: editions.status(e.language, templates) for e in TRANSLATIONS}
+    return {e.language: catalogues.status(e.language, templates) for e in TRANSLATIONS}
 
 
 def complete(edition) -> list[str]:
@@ -69,5 +70,5 @@ def test_toc_captions_are_in_the_root_pages_catalogue(templates, language):
 
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     captions = [part["caption"] for part in toc.get("parts", []) if "caption" in part]
-    template = editions._load(templates / f"{toc['root']}.pot")
+    template = catalogues.load_po(templates / f"{toc['root']}.pot")
     assert captions and all(caption in template for caption in captions)

@@ -1,23 +1,29 @@
-"""Fixtures for the translation tests: locales/editions.py loaded as a module."""
+"""Fixtures for the translation tests: locales/editions.py and locales/catalogues.py."""
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+LOCALES = Path(__file__).resolve().parents[2] / "locales"
+
+
+def _load(name: str):
+    if str(LOCALES) not in sys.path:
+        sys.path.insert(0, str(LOCALES))
+    return importlib.import_module(name)
 
 
 @pytest.fixture(scope="session")
 def editions():
-    """``locales/editions.py`` (editions, catalogue tools) under the name tests/book uses."""
-    name = "chipsim_locales_editions"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "locales" / "editions.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    """``locales/editions.py``: the book's editions."""
+    return _load("editions")
+
+
+@pytest.fixture(scope="session")
+def catalogues():
+    """``locales/catalogues.py``: templates, catalogue updates and checks."""
+    return _load("catalogues")

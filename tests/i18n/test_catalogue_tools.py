@@ -1,11 +1,11 @@
-"""The catalogue tools of locales/editions.py, on made-up messages: each check must catch
+"""The catalogue tools of locales/catalogues.py, on made-up messages: each check must catch
 what it is there for."""
 
 from __future__ import annotations
 
 
-def test_markup_check_catches_a_lost_glued_value_or_reference(editions):
-    check = editions.markup_problems
+def test_markup_check_catches_a_lost_glued_value_or_reference(catalogues):
+    check = catalogues.markup_problems
     source = "It runs {glue:text}`speedup:.1f` times faster, see {doc}`pitfalls`."
     assert check(source, "快了 {glue:text}`speedup:.1f` 倍，参见{doc}`pitfalls`。") == []
     assert check(source, "快了很多倍，参见{doc}`pitfalls`。")  # the number is gone
@@ -14,8 +14,8 @@ def test_markup_check_catches_a_lost_glued_value_or_reference(editions):
     assert check("{glue:md}`verdict`", "结论：{glue:md}`verdict`")  # cannot work, says why
 
 
-def test_translated_glue_points_at_its_own_page(editions):
-    glue_here = editions.glue_here
+def test_translated_glue_points_at_its_own_page(catalogues):
+    glue_here = catalogues.glue_here
     text = "快了 {glue:text}`speedup:.1f` 倍，{glue}`x` 和 {glue:any}`other.md::y`，{glue:text}`n`"
     assert glue_here(text, "book/static_vs_dynamic") == (
         "快了 {glue:text}`static_vs_dynamic.md::speedup:.1f` 倍，"
@@ -24,7 +24,7 @@ def test_translated_glue_points_at_its_own_page(editions):
     )
 
 
-def test_status_sees_fuzzy_untranslated_and_missing(editions, tmp_path):
+def test_status_sees_fuzzy_untranslated_and_missing(catalogues, tmp_path):
     from babel.messages.catalog import Catalog
     from babel.messages.pofile import write_po
 
@@ -37,15 +37,15 @@ def test_status_sees_fuzzy_untranslated_and_missing(editions, tmp_path):
     po = tmp_path / "page.po"
     with po.open("wb") as f:
         write_po(f, translated)
-    status = editions.catalogue_status(template, po, "page")
+    status = catalogues.catalogue_status(template, po, "page")
     assert (status.untranslated, status.fuzzy, status.translated) == (["three"], ["two"], 1)
     assert not status.done and "fuzzy: 'two'" in status.problems()
-    missing = editions.catalogue_status(template, tmp_path / "none.po", "page")
+    missing = catalogues.catalogue_status(template, tmp_path / "none.po", "page")
     assert missing.missing and not missing.done
 
 
 def test_update_marks_a_changed_english_paragraph_fuzzy_and_keeps_the_old_english(
-    editions, tmp_path
+    catalogues, tmp_path
 ):
     """What a translator sees after `make translations` when an English paragraph changed."""
     from babel.messages.catalog import Catalog
@@ -53,19 +53,19 @@ def test_update_marks_a_changed_english_paragraph_fuzzy_and_keeps_the_old_englis
     old = Catalog()
     old.add("The cat sat on the mat.")
     po = tmp_path / "page.po"
-    catalog = editions._updated(old, po, "zh_CN")
+    catalog = catalogues.updated(old, po, "zh_CN")
     catalog["The cat sat on the mat."].string = "猫坐在垫子上。"
-    editions._save(catalog, po)
+    catalogues.save_po(catalog, po)
     new = Catalog()
     new.add("The cat sat on the red mat.")
-    editions._save(editions._updated(new, po, "zh_CN"), po)
+    catalogues.save_po(catalogues.updated(new, po, "zh_CN"), po)
     text = po.read_text(encoding="utf-8")
     assert "#, fuzzy" in text and '#| msgid "The cat sat on the mat."' in text
     assert 'msgstr "猫坐在垫子上。"' in text  # the old translation, to be corrected
-    assert editions._save(editions._updated(new, po, "zh_CN"), po) is False  # idempotent
+    assert catalogues.save_po(catalogues.updated(new, po, "zh_CN"), po) is False  # idempotent
 
 
-def test_english_changed_twice_still_shows_the_english_that_was_translated(editions, tmp_path):
+def test_english_changed_twice_still_shows_the_english_that_was_translated(catalogues, tmp_path):
     from babel.messages.catalog import Catalog
 
     po = tmp_path / "page.po"
@@ -76,18 +76,18 @@ def test_english_changed_twice_still_shows_the_english_that_was_translated(editi
     ]
     first = Catalog()
     first.add(versions[0])
-    catalog = editions._updated(first, po, "zh_CN")
+    catalog = catalogues.updated(first, po, "zh_CN")
     catalog[versions[0]].string = "融合节省了显存访问。"
-    editions._save(catalog, po)
+    catalogues.save_po(catalog, po)
     for english in versions[1:]:
         template = Catalog()
         template.add(english)
-        editions._save(editions._updated(template, po, "zh_CN"), po)
+        catalogues.save_po(catalogues.updated(template, po, "zh_CN"), po)
     text = po.read_text(encoding="utf-8")
     assert f'#| msgid "{versions[0]}"' in text and versions[1] not in text
     # once the translator fixes it and drops the fuzzy flag, the old English goes away
-    catalog = editions._load(po)
+    catalog = catalogues.load_po(po)
     catalog[versions[2]].flags.discard("fuzzy")
-    editions._save(catalog, po)
-    editions._save(editions._updated(template, po, "zh_CN"), po)
+    catalogues.save_po(catalog, po)
+    catalogues.save_po(catalogues.updated(template, po, "zh_CN"), po)
     assert "#|" not in po.read_text(encoding="utf-8")

@@ -122,24 +122,24 @@ def test_read_po_names_the_bad_line(tmp_path):
         read_po(po)
 
 
-def test_runtime_catalogue_is_complete_and_keeps_every_field(editions):
+def test_runtime_catalogue_is_complete_and_keeps_every_field(editions, catalogues):
     """Every tr("...") of chipsim and of the chapters is translated, fields unchanged."""
-    template = editions.runtime_messages()
+    template = catalogues.runtime_messages()
     assert "schedule step" in template and "Tensor Core" in template  # code and tables
     assert "y = (x + 1) * 2 as a static graph" in template  # a chapter's code cell
     for edition in editions.translations():
         po = ROOT / "chipsim" / "locales" / edition.language / "LC_MESSAGES" / "chipsim.po"
-        status = editions.catalogue_status(template, po, "chipsim", runtime=True)
+        status = catalogues.catalogue_status(template, po, "chipsim", runtime=True)
         assert status.done, (
             "run `make translations` and translate these in "
             f"{po.relative_to(ROOT)}:\n{status.problems()}"
         )
 
 
-def test_field_check_catches_a_lost_or_renamed_field(editions):
-    assert editions.markup_problems("{n} nodes", "{n} 个节点", runtime=True) == []
-    assert editions.markup_problems("{n} nodes", "{m} 个节点", runtime=True)
-    assert editions.markup_problems("{chip}: {cycles:,}", "{chip}", runtime=True)
+def test_field_check_catches_a_lost_or_renamed_field(catalogues):
+    assert catalogues.markup_problems("{n} nodes", "{n} 个节点", runtime=True) == []
+    assert catalogues.markup_problems("{n} nodes", "{m} 个节点", runtime=True)
+    assert catalogues.markup_problems("{chip}: {cycles:,}", "{chip}", runtime=True)
 
 
 FIGURE_SCRIPT = """
