@@ -132,10 +132,10 @@ def test_time_limit_is_kept_on_1000_buffers():
 
 def test_huge_step_numbers_cost_nothing_extra():
     # Nanosecond timestamps: only the order of lifetime ends matters.
-    scale = 10**12
-    recs = [UsageRecord("a", 128, 3 * scale, 4 * scale), UsageRecord("b", 128, scale, 4 * scale),
-            UsageRecord("c", 128, 3 * scale, 4 * scale), UsageRecord("d", 128, 2 * scale, 3 * scale),
-            UsageRecord("e", 192, 0, 2 * scale)]  # fmt: skip
+    ns = 10**12
+    recs = [UsageRecord("a", 128, 3 * ns, 4 * ns), UsageRecord("b", 128, ns, 4 * ns),
+            UsageRecord("c", 128, 3 * ns, 4 * ns), UsageRecord("d", 128, 2 * ns, 3 * ns),
+            UsageRecord("e", 192, 0, 2 * ns)]  # fmt: skip
     assert lower_bound(recs) == 384
     result = run_search(recs, time_limit=10)
     assert result.plan.arena_size == 384 and result.stopped_by == "optimal"
