@@ -45,7 +45,10 @@ from chipsim.passes.memory.search_problem import Effort, Instance
 
 #: Default wall-clock limit of :func:`search`, in seconds.
 DEFAULT_TIME_LIMIT = 10.0
-EXACT_SHARE = 8
+
+#: The question at the bound itself gets this many times the nodes of the other caps: it is
+#: the one that solves tight instances outright.
+EXACT_SHARE = 4
 
 
 @dataclass(frozen=True)
