@@ -235,22 +235,22 @@ class _Search:
         tensors; for the last, it is enough to find one unplaced tensor whose floor is low
         enough (the witness), and the one found last time usually still is.
         """
-        top, todo, witness = self.top, self.todo, self.witness
+        cap, witness = self.cap, self.witness
         offsets, floor_of, members = self.offsets, self.floor_of, self.inst.members
-        for k in range(lo, hi):
-            t = todo[k]
-            if not t:
-                continue
-            room = self.cap - t  # the floor may be at most this
-            if top[k] > room or x > room:
-                return False
-            w = witness[k]
-            if offsets[w] < 0 and floor_of[w] <= room:
-                continue
-            for j in members[k]:
-                if offsets[j] < 0 and floor_of[j] <= room:
-                    witness[k] = j
-                    break
-            else:
-                return False
+        room_x = cap - x
+        k = lo
+        for t, f in zip(self.todo[lo:hi], self.top[lo:hi]):
+            if t:
+                room = cap - t  # the floor may be at most this
+                if f > room or t > room_x:
+                    return False
+                w = witness[k]
+                if offsets[w] >= 0 or floor_of[w] > room:
+                    for j in members[k]:
+                        if offsets[j] < 0 and floor_of[j] <= room:
+                            witness[k] = j
+                            break
+                    else:
+                        return False
+            k += 1
         return True
