@@ -83,31 +83,23 @@ def builtin_families() -> dict[str, Family]:
 def model_family() -> Family:
     """Activation records of every model in ``chipsim.models`` (a hook: empty until it exists).
 
-    Each model's graph under its own schedule (``liveness``), and the tensors passed between
-    kernels after the reference fusion (``kernel_records``), as the compiler plans them.
+    Each network at its published size, once with one kernel per op (its own schedule) and
+    once with the reference fusion, as :func:`chipsim.compile` hands them to the planner.
     """
     try:
         models = importlib.import_module("chipsim.models")
     except ImportError:
         return []
-    from chipsim.compiler import kernel_records
-    from chipsim.passes.fusion import reference_fusion
-    from chipsim.passes.memory import liveness
-
-    builders = getattr(models, "MODELS", None) or {
-        name: getattr(models, name)
-        for name in ("resnet18", "mobilenet_v2", "bert_base", "gpt2_small")
-        if hasattr(models, name)
-    }
     family: Family = []
-    for name, build in builders.items():
-        family.append((f"{name} schedule", lambda build=build: liveness(build())))
-        family.append(
-            (
-                f"{name} fused",
-                lambda build=build: kernel_records(g := build(), reference_fusion(g))[0],
+    for name in getattr(models, "NETWORKS", {}):
+        build = getattr(models, name)
+        for fusion, label in ((None, "one kernel per op"), ("reference", "fused")):
+            family.append(
+                (
+                    f"{name} ({label})",
+                    lambda b=build, f=fusion: models.activation_records(b(), fusion=f),
+                )
             )
-        )
     return family
 
 
