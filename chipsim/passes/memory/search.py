@@ -7,10 +7,12 @@ there a plan whose arena is at most* ``cap``? Each question is a depth-first sea
 (:mod:`.search_canonical`, after Moffitt's MiniMalloc, ASPLOS 2023), in which the lower bound
 cuts off every branch that can no longer fit under the cap. A *yes* is a better plan; a
 complete *no* proves the cap too small and raises the lower bound; a question that runs out of
-nodes is asked again later with twice the nodes. The caps come from a bisection between the
-best bound and the best plan, and the first cap asked is always the bound itself, so a tight
-instance is solved, and proved optimal, as soon as the search finds a plan with no hole. Nothing
-in it looks at how an instance was made: it sees sizes and the order of lifetime ends only.
+nodes is asked again later with twice the nodes. Each round of questions first asks for the
+bound itself, so a tight instance is solved, and proved optimal, as soon as the search finds a
+plan with no hole; then it steps down from the best plan, by larger steps after a *yes* and
+smaller ones after a *no*. Before the questions, greedy placements in a few other orders offer
+cheap improvements. Nothing in the search looks at how an instance was made: it sees sizes and
+the order of lifetime ends only.
 
 Determinism: the search does the same work in the same order for the same records, alignment
 and seed; ``effort`` counts that work in units (one per search node or placement). If the
@@ -49,6 +51,9 @@ DEFAULT_TIME_LIMIT = 10.0
 #: The question at the bound itself gets this many times the nodes of the other caps: it is
 #: the one that solves tight instances outright.
 EXACT_SHARE = 4
+
+#: A round's first step down from the best arena (1/STEP0 of it) and its smallest step.
+STEP0, RESOLUTION = 100, 1000
 
 
 @dataclass(frozen=True)
@@ -128,7 +133,7 @@ def run_search(
     if best.arena > best.bound and not budget.past_deadline():
         inst = Instance(records, alignment)
         _try_orders(inst, best, budget)
-        _bisect(inst, best, budget, random.Random(seed))
+        _descend(inst, best, budget, random.Random(seed))
     if best.arena <= best.bound:
         stopped_by = "optimal"
     else:
@@ -236,13 +241,14 @@ def _shuffled_rank(rank: list[int], rng: random.Random) -> list[int]:
     return _as_rank(sorted(range(n), key=lambda i: (noisy[i], i)))
 
 
-def _bisect(inst: Instance, best: _Best, budget: Effort, rng: random.Random) -> None:
+def _descend(inst: Instance, best: _Best, budget: Effort, rng: random.Random) -> None:
     """Ask "a plan under ``cap``?" for caps between the bound and the best arena.
 
     Each round uses one preference and a node limit per question; after a round of every
     fixed preference and a seeded random one, the limit doubles (as MiniMalloc's restarts).
-    Within a round, the first cap is the bound itself, the next ones bisect the gap between
-    the caps that failed this round and the best arena.
+    A round first asks for the bound itself, then steps down from the best arena: a *yes*
+    (cheap: the search dives straight to a plan) doubles the step, a *no* (costly: the node
+    limit runs out) halves it, and the round ends when the step is below 1/1000 of the arena.
     """
     fixed = _ranks(inst)
     align = inst.alignment
@@ -252,19 +258,34 @@ def _bisect(inst: Instance, best: _Best, budget: Effort, rng: random.Random) -> 
         k = level % (len(fixed) + 1)
         rank = fixed[k] if k < len(fixed) else _shuffled_rank(fixed[level % len(fixed)], rng)
         limit = base << (level // (len(fixed) + 1))
-        failed = best.bound  # caps below this failed in this round
-        cap = best.bound
-        while cap < best.arena and not budget.spent:
-            nodes = limit * EXACT_SHARE if cap == best.bound else limit
-            status, offsets = fit_under(inst, cap, rank, budget, nodes)
-            if status == FOUND:
-                best.offer(inst, offsets, budget)
-            elif status == INFEASIBLE:
-                best.raise_bound(cap + align, budget)
-                failed = max(failed, cap + align)
-            elif not budget.spent:
-                failed = cap + align
-            if failed >= best.arena:
+        _ask(inst, best, budget, best.bound, rank, limit * EXACT_SHARE)
+        failed = best.bound  # the highest cap that failed in this round
+        step = _aligned(best.arena // STEP0, align)
+        while best.arena > best.bound and not budget.spent:
+            if step < max(align, best.arena // RESOLUTION):
                 break
-            cap = failed + (best.arena - align - failed) // (2 * align) * align
+            cap = max(best.arena - step, failed + (best.arena - failed) // 2)
+            cap = _aligned(cap, align)
+            if cap <= failed or cap >= best.arena:
+                break
+            if _ask(inst, best, budget, cap, rank, limit):
+                step *= 2
+            else:
+                failed, step = cap, _aligned(step // 2, align)
         level += 1
+
+
+def _ask(
+    inst: Instance, best: _Best, budget: Effort, cap: int, rank: list[int], limit: int
+) -> bool:
+    """One question; record its answer in ``best``. True for a plan under ``cap``."""
+    status, offsets = fit_under(inst, cap, rank, budget, limit)
+    if status == FOUND:
+        best.offer(inst, offsets, budget)
+    elif status == INFEASIBLE:
+        best.raise_bound(cap + inst.alignment, budget)
+    return status == FOUND
+
+
+def _aligned(n: int, align: int) -> int:
+    return n // align * align
