@@ -44,7 +44,8 @@ spaces around fields.
 Strategies: {", ".join(PLANNERS)}.
 'search' starts from greedy_by_size's plan and looks for smaller ones until
 --time-limit seconds have passed (it stops earlier when its plan provably meets the
-lower bound); it is never worse than greedy_by_size.
+lower bound); it is never worse than greedy_by_size, whose plan it always completes
+first (about a second for 1,000 buffers all live at once, even under a shorter limit).
 """
 
 EPILOG = """\

@@ -246,9 +246,11 @@ def _descend(inst: Instance, best: _Best, budget: Effort, rng: random.Random) ->
 
     Each round uses one preference and a node limit per question; after a round of every
     fixed preference and a seeded random one, the limit doubles (as MiniMalloc's restarts).
-    A round first asks for the bound itself, then steps down from the best arena: a *yes*
-    (cheap: the search dives straight to a plan) doubles the step, a *no* (costly: the node
-    limit runs out) halves it, and the round ends when the step is below 1/1000 of the arena.
+    A round first asks for the bound itself (the first round briefly, so that easy gains come
+    early; later ones with ``EXACT_SHARE`` times the nodes), then steps down from the best
+    arena: a *yes* (cheap: the search dives straight to a plan) doubles the step, a *no*
+    (costly: the node limit runs out) halves it, and the round ends when the step is below
+    1/1000 of the arena.
     """
     fixed = _ranks(inst)
     align = inst.alignment
@@ -258,7 +260,7 @@ def _descend(inst: Instance, best: _Best, budget: Effort, rng: random.Random) ->
         k = level % (len(fixed) + 1)
         rank = fixed[k] if k < len(fixed) else _shuffled_rank(fixed[level % len(fixed)], rng)
         limit = base << (level // (len(fixed) + 1))
-        _ask(inst, best, budget, best.bound, rank, limit * EXACT_SHARE)
+        _ask(inst, best, budget, best.bound, rank, limit * (EXACT_SHARE if level else 1))
         failed = best.bound  # the highest cap that failed in this round
         step = _aligned(best.arena // STEP0, align)
         while best.arena > best.bound and not budget.spent:
