@@ -11,8 +11,8 @@ nodes is asked again later with twice the nodes. Each round of questions first a
 bound itself, so a tight instance is solved, and proved optimal, as soon as the search finds a
 plan with no hole; then it steps down from the best plan, by larger steps after a *yes* and
 smaller ones after a *no*. Before the questions, greedy placements in a few other orders offer
-cheap improvements. Nothing in the search looks at how an instance was made: it sees sizes and
-the order of lifetime ends only.
+cheap improvements. Nothing in the search looks at how an instance was made: it sees the sizes
+and lifetimes of the tensors, nothing else.
 
 Determinism: the search does the same work in the same order for the same records, alignment
 and seed; ``effort`` counts that work in units (one per search node or placement). If the
