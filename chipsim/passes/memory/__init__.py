@@ -24,12 +24,13 @@ from chipsim.passes.memory.liveness import (
 from chipsim.passes.memory.plan import MemoryPlan, format_bytes
 from chipsim.passes.memory.planners import first_fit, greedy_by_size, naive
 from chipsim.passes.memory.registry import PLANNERS, get_planner, plan_memory
-from chipsim.passes.memory.search import search
+from chipsim.passes.memory.search import SearchResult, run_search, search
 from chipsim.passes.memory.validate import validate_plan
 
 __all__ = [
-    "DEFAULT_ALIGNMENT", "INTERVAL_CONVENTION", "MemoryPlan", "PLANNERS", "UsageRecord",
+    "DEFAULT_ALIGNMENT", "INTERVAL_CONVENTION", "MemoryPlan", "PLANNERS", "SearchResult",
+    "UsageRecord",
     "align_up", "first_fit", "format_bytes", "get_planner", "greedy_by_size", "live_bytes",
     "liveness", "lower_bound", "naive", "plan_memory", "read_records_csv", "records_from_uses",
-    "search", "validate_plan", "write_plan_csv", "write_records_csv",
+    "run_search", "search", "validate_plan", "write_plan_csv", "write_records_csv",
 ]  # fmt: skip

@@ -42,5 +42,19 @@ def live_bytes(records: Sequence[UsageRecord], *, alignment: int = DEFAULT_ALIGN
 
 
 def lower_bound(records: Sequence[UsageRecord], *, alignment: int = DEFAULT_ALIGNMENT) -> int:
-    """Peak of live (aligned) bytes over all steps: no valid plan has a smaller arena."""
-    return max(live_bytes(records, alignment=alignment), default=0)
+    """Peak of live (aligned) bytes over all steps: no valid plan has a smaller arena.
+
+    A sweep over the lifetime ends (at a step, ends before starts: lifetimes are half-open), so
+    its cost does not depend on how large the step numbers are (a CSV may count nanoseconds).
+    """
+    check_alignment(alignment)
+    events = sorted(
+        (t, sign * align_up(r.size, alignment))
+        for r in records
+        for t, sign in ((r.first, 1), (r.last, -1))
+    )
+    peak = running = 0
+    for _, change in events:
+        running += change
+        peak = max(peak, running)
+    return peak

@@ -1,28 +1,36 @@
-"""Benchmark instances for memory planners, all generated from a seed or a paper's table.
+"""Memory-planning instances from published networks' tables.
 
 * :func:`mobilenet_v1_records`, :func:`mobilenet_v2_records`: the activations of MobileNet v1
   (Howard et al. 2017, Table 1) and v2 (Sandler et al. 2018, Table 2) at 224 x 224, fp32, one
   tensor per layer (batch norm and ReLU fused into the convolution). v2's residual connections
   keep a block's input alive until the add at its end.
-* :func:`packed_instance`: cut a fully packed ``height`` bytes x ``steps`` rectangle into
-  buffers by recursive guillotine cuts. Every step is exactly full, so the optimum arena is
-  ``height`` and it equals the lower bound.
-* :func:`random_records`: loose random lifetimes and sizes, for property tests.
+
+The seeded generators (``packed_instance``, ``random_records`` and the benchmark families) live
+in :mod:`chipsim.testing.memory_instances`; they are importable from here too, for the
+problems that used this path.
 
 Example:
     >>> from chipsim.passes.memory.bounds import lower_bound
-    >>> recs = packed_instance(100, seed=0)
-    >>> len(recs), lower_bound(recs) == 64 * 1024
-    (100, True)
+    >>> recs = mobilenet_v1_records()
+    >>> len(recs), lower_bound(recs)
+    (31, 4816896)
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 
 from chipsim.errors import PlanError
 from chipsim.passes.memory.liveness import UsageRecord, records_from_uses
+from chipsim.testing.memory_instances import packed_instance, random_records
+
+__all__ = [
+    "mobilenet_v1_records",
+    "mobilenet_v2_records",
+    "network_records",
+    "packed_instance",
+    "random_records",
+]
 
 FP32 = 4
 
@@ -104,62 +112,3 @@ def mobilenet_v2_records(resolution: int = 224) -> list[UsageRecord]:
     layers.append(("avgpool", 1280 * FP32, ["conv_last"]))
     layers.append(("classifier", 1000 * FP32, ["avgpool"]))
     return network_records(layers)
-
-
-def packed_instance(
-    n: int, seed: int = 0, *, steps: int | None = None, height: int | None = None, quantum: int = 64
-) -> list[UsageRecord]:
-    """``n`` buffers that tile a ``height`` x ``steps`` rectangle exactly (optimum = ``height``).
-
-    Start from the whole rectangle; repeatedly take a piece (larger ones more likely) and cut it
-    in two, across time or across addresses, at a random point. Address cuts fall on multiples
-    of ``quantum`` bytes so that, with alignment ``quantum``, nothing is rounded up.
-
-    Args:
-        n: number of buffers (pieces).
-        seed: seed of the random cuts.
-        steps: time span (default ``n``).
-        height: arena height in bytes (default ``quantum * 1024``).
-        quantum: the address granularity of cuts, in bytes.
-    """
-    steps = n if steps is None else steps
-    height = quantum * 1024 if height is None else height
-    if height % quantum or n < 1 or steps < 1:
-        raise PlanError(f"packed_instance needs n, steps >= 1 and height a multiple of {quantum}")
-    rng = random.Random(seed)
-    pieces = [(0, steps, 0, height // quantum)]  # (t0, t1, a0, a1), addresses in quanta
-    while len(pieces) < n:
-        weights = [(t1 - t0) * (a1 - a0) for t0, t1, a0, a1 in pieces]
-        k = rng.choices(range(len(pieces)), weights=weights)[0]
-        t0, t1, a0, a1 = pieces[k]
-        cut_time = rng.random() < (t1 - t0) / ((t1 - t0) + (a1 - a0) * steps / (height // quantum))
-        if cut_time and t1 - t0 >= 2:
-            m = rng.randrange(t0 + 1, t1)
-            pieces[k : k + 1] = [(t0, m, a0, a1), (m, t1, a0, a1)]
-        elif a1 - a0 >= 2:
-            m = rng.randrange(a0 + 1, a1)
-            pieces[k : k + 1] = [(t0, t1, a0, m), (t0, t1, m, a1)]
-        elif t1 - t0 >= 2:
-            m = rng.randrange(t0 + 1, t1)
-            pieces[k : k + 1] = [(t0, m, a0, a1), (m, t1, a0, a1)]
-        elif not any(p[1] - p[0] >= 2 or p[3] - p[2] >= 2 for p in pieces):
-            raise PlanError(f"cannot cut a {steps} x {height} B rectangle into {n} buffers")
-    # Shuffle so that record order gives no hint of the packing.
-    rng.shuffle(pieces)
-    return [
-        UsageRecord(f"b{k}", (a1 - a0) * quantum, t0, t1)
-        for k, (t0, t1, a0, a1) in enumerate(pieces)
-    ]
-
-
-def random_records(
-    n: int, seed: int = 0, *, steps: int = 50, max_size: int = 5000
-) -> list[UsageRecord]:
-    """``n`` records with random lifetimes in ``[0, steps)`` and sizes in ``[1, max_size]``."""
-    rng = random.Random(seed)
-    records = []
-    for k in range(n):
-        first = rng.randrange(steps)
-        last = rng.randrange(first + 1, steps + 1)
-        records.append(UsageRecord(f"t{k}", rng.randint(1, max_size), first, last))
-    return records

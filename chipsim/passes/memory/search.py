@@ -1,50 +1,86 @@
-"""A search planner: try many placements, keep the smallest arena.
+"""The search planner: an anytime search for a smaller arena, within a time limit.
 
-Greedy by size is one order and one placement rule. Search tries more of both and keeps the
-best plan it finds, starting from greedy by size, so it is never worse than it:
+Greedy by size places each tensor once, in one order, and never looks back. The search keeps
+greedy's plan as its first answer and then asks, again and again, a yes-or-no question: *is
+there a plan whose arena is at most* ``cap``? Each question is a depth-first search over
+"canonical" plans, the ones built bottom-up with every tensor resting on another
+(:mod:`.search_canonical`, after Moffitt's MiniMalloc, ASPLOS 2023), in which the lower bound
+cuts off every branch that can no longer fit under the cap. A *yes* is a better plan; a
+complete *no* proves the cap too small and raises the lower bound; a question that runs out of
+nodes is asked again later with twice the nodes. Each round of questions first asks for the
+bound itself, so a tight instance is solved, and proved optimal, as soon as the search finds a
+plan with no hole; then it steps down from the best plan, by larger steps after a *yes* and
+smaller ones after a *no*. Before the questions, greedy placements in a few other orders offer
+cheap improvements. Nothing in the search looks at how an instance was made: it sees the sizes
+and lifetimes of the tensors, nothing else.
 
-0. *Guillotine recovery*: when the live bytes are the same at every step, a plan without
-   holes may exist; :mod:`.search_guillotine` looks for one by recovering the cuts (across
-   time or across addresses) that split the picture into strips. A plan it finds reaches the
-   lower bound, so it is optimal and the search stops there.
-1. *Orderings*: largest first, longest-lived first, largest area (size x lifetime) first,
-   earliest first, and a few seeded random orders, each placed with best fit and lowest fit.
-2. *Skyline best fit*: fill the lowest free stretch of the address x time picture with the
-   tensor that fits it best (after Burke, Kendall & Whitwell's best-fit heuristic for strip
-   packing), so that tight, fully packed instances come out dense.
-3. *Exact fill*: a short depth-first search for a plan with no hole at all, which succeeds
-   on small tight instances and proves them optimal (arena == lower bound).
-4. *Local search*: move one of the tensors that touch the top of the arena earlier in the
-   best order, re-place, and keep the move if the arena did not grow.
-5. *Squeeze*: ask the skyline depth-first search (:mod:`.search_skyline`) for a plan under a
-   cap 3% below the best arena so far, again and again until it fails.
-
-Everything random comes from ``random.Random(seed)``: the same records and seed give the same
-plan on every machine. The effort is a number of moves, never a clock.
+Determinism: the search does the same work in the same order for the same records, alignment
+and seed; ``effort`` counts that work in units (one per search node or placement). If the
+effort runs out first, the plan is the same on every machine. If the time limit stops it first,
+the plan is the best found by then: never worse than greedy by size, never worse with more
+time, but possibly a better one on a faster (or less busy) machine. For plans that must not
+depend on the machine, pass ``effort`` and a time limit generous enough never to bind.
 
 Example:
-    >>> from chipsim.passes.memory.instances import packed_instance
-    >>> recs = packed_instance(60, seed=1)
-    >>> from chipsim.passes.memory.bounds import lower_bound
-    >>> search(recs).arena_size <= greedy_by_size(recs).arena_size
-    True
+    >>> from chipsim.passes.memory.liveness import UsageRecord
+    >>> recs = [UsageRecord("a", 128, 3, 4), UsageRecord("b", 128, 1, 4),
+    ...         UsageRecord("c", 128, 3, 4), UsageRecord("d", 128, 2, 3),
+    ...         UsageRecord("e", 192, 0, 2)]
+    >>> greedy_by_size(recs).arena_size, search(recs, time_limit=1.0).arena_size
+    (448, 384)
+    >>> run_search(recs, time_limit=1.0).stopped_by  # 384 B is the lower bound
+    'optimal'
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-from chipsim.passes.memory.liveness import (
-    DEFAULT_ALIGNMENT,
-    UsageRecord,
-    align_up,
-    check_alignment,
-)
+from chipsim.errors import PlanError
+from chipsim.passes.memory.liveness import DEFAULT_ALIGNMENT, UsageRecord, check_alignment
 from chipsim.passes.memory.plan import MemoryPlan, make_plan
-from chipsim.passes.memory.planners import _best_offset, greedy_by_size, overlap_lists
-from chipsim.passes.memory.search_guillotine import pack_guillotine
-from chipsim.passes.memory.search_skyline import fill_skyline
+from chipsim.passes.memory.planners import greedy_by_size
+from chipsim.passes.memory.search_canonical import FOUND, INFEASIBLE, fit_under
+from chipsim.passes.memory.search_problem import Effort, Instance
+
+#: Default wall-clock limit of :func:`search`, in seconds.
+DEFAULT_TIME_LIMIT = 10.0
+
+#: The question at the bound itself gets this many times the nodes of the other caps: it is
+#: the one that solves tight instances outright.
+EXACT_SHARE = 4
+
+#: A round's first step down from the best arena (1/STEP0 of it) and its smallest step.
+STEP0, RESOLUTION = 100, 1000
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What :func:`run_search` found, and why it stopped.
+
+    Attributes:
+        plan: the best plan found (validated by the caller, like every plan).
+        bound: a proven lower bound on the arena: the peak of live bytes, or more when the
+            search proved that no plan fits under a larger cap.
+        stopped_by: ``"optimal"`` (the plan meets the bound), ``"time limit"`` or ``"effort"``.
+        units: work units spent (search nodes and placements).
+        seconds: wall time spent.
+        history: ``(units, arena, bound)`` each time the best plan or the bound improved; the
+            anytime curve of the search.
+    """
+
+    plan: MemoryPlan
+    bound: int
+    stopped_by: str
+    units: int
+    seconds: float
+    history: tuple[tuple[int, int, int], ...]
+
+    @property
+    def optimal(self) -> bool:
+        return self.plan.arena_size == self.bound
 
 
 def search(
@@ -52,292 +88,206 @@ def search(
     *,
     alignment: int = DEFAULT_ALIGNMENT,
     seed: int = 0,
-    moves: int | None = None,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    effort: int | None = None,
 ) -> MemoryPlan:
-    """The best of many greedy placements plus a local search; never worse than greedy by size.
+    """The best plan an anytime search finds within ``time_limit``; never worse than greedy.
 
     Args:
         records: the tensors to place.
         alignment: offsets are multiples of it and sizes are rounded up to it.
-        seed: seeds the random orders and moves (same seed, same plan).
-        moves: local-search moves to try (default: 40 000 // n, at least 50).
+        seed: seeds the search's later, randomised preferences (same seed, same work).
+        time_limit: seconds after which the best plan so far is returned (default 10). The
+            search returns earlier when it proves its plan optimal. Greedy by size always runs
+            to the end first (about a second for 1,000 tensors that are all live together),
+            so a shorter limit is exceeded by that much.
+        effort: optional budget in work units; with it, the plan no longer depends on the
+            machine as long as the time limit does not bind (see the module docstring).
+
+    Raises:
+        PlanError: a bad alignment, time limit or effort.
     """
+    return run_search(
+        records, alignment=alignment, seed=seed, time_limit=time_limit, effort=effort
+    ).plan
+
+
+def run_search(
+    records: Sequence[UsageRecord],
+    *,
+    alignment: int = DEFAULT_ALIGNMENT,
+    seed: int = 0,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    effort: int | None = None,
+) -> SearchResult:
+    """Like :func:`search`, and also say how the search went (:class:`SearchResult`)."""
     check_alignment(alignment)
+    _check_limits(time_limit, effort)
+    budget = Effort(time_limit, effort)
     records = list(records)
+    # The start, always completed: the promise never to be worse than greedy by size.
     greedy = greedy_by_size(records, alignment=alignment)
-    n = len(records)
-    if n <= 1:
-        return make_plan(records, [greedy.offsets[r.id] for r in records], alignment, "search")
-    rng = random.Random(seed)
-    ctx = _Context(records, [align_up(r.size, alignment) for r in records])
-    best_offsets = [greedy.offsets[r.id] for r in records]
-    best_arena = greedy.arena_size
-    # The same order greedy_by_size uses, so local search can start from it.
-    best_order = sorted(range(n), key=lambda i: (-records[i].size, records[i].first, i))
-
-    def consider(offsets: list[int], order: list[int]) -> None:
-        nonlocal best_offsets, best_arena, best_order
-        arena = ctx.arena(offsets)
-        if arena < best_arena:
-            best_offsets, best_arena, best_order = offsets, arena, order
-
-    lower = ctx.lower_bound()
-    exact = pack_guillotine(ctx.first, ctx.last, ctx.sizes)
-    if exact is not None:
-        consider(exact, sorted(range(n), key=lambda i: (exact[i], i)))
-        if best_arena == lower:  # optimal: nothing left to search for
-            return make_plan(records, best_offsets, alignment, "search")
-    for order in _orderings(ctx, rng):
-        for best_fit in (True, False):
-            consider(ctx.place(order, best_fit), order)
-    for rule in range(4):
-        offsets, order = _skyline(ctx, rule, rng)
-        consider(offsets, order)
-        if best_arena > lower:
-            consider(ctx.place(order, False), order)
-
-    # Tight instances: look for a plan without holes, exactly at the lower bound.
-    for attempt in range(3 if best_arena > lower and n <= 500 else 0):
-        exact = _fill_exactly(ctx, lower, rng, 2000, shuffle=attempt > 0)
-        if exact is not None:
-            consider(exact, sorted(range(n), key=lambda i: (exact[i], i)))
-            break
-
-    budget = moves if moves is not None else max(50, 40_000 // n)
-    if best_arena > lower:
-        best_offsets, best_arena = _local_search(ctx, best_order, best_offsets, budget, rng)
-    best_offsets = _squeeze(ctx, best_offsets, best_arena, alignment, rng)
-    return make_plan(records, best_offsets, alignment, "search")
+    best = _Best([greedy.offsets[r.id] for r in records], greedy.arena_size)
+    best.bound = greedy.lower_bound
+    best.note(budget)
+    if best.arena > best.bound and not budget.past_deadline():
+        inst = Instance(records, alignment)
+        _try_orders(inst, best, budget)
+        _descend(inst, best, budget, random.Random(seed))
+    if best.arena <= best.bound:
+        stopped_by = "optimal"
+    else:
+        stopped_by = "time limit" if budget.out_of_time else "effort"
+    return SearchResult(
+        make_plan(records, best.offsets, alignment, "search"),
+        best.bound,
+        stopped_by,
+        budget.used,
+        budget.seconds(),
+        tuple(best.history),
+    )
 
 
-def _squeeze(
-    ctx: _Context, offsets: list[int], arena: int, alignment: int, rng: random.Random
-) -> list[int]:
-    """Ask the skyline search for plans under ever lower caps, 1% at a time; keep the last.
+def _check_limits(time_limit: float, effort: int | None) -> None:
+    if (
+        isinstance(time_limit, bool)
+        or not isinstance(time_limit, (int, float))
+        or not (time_limit > 0)
+    ):
+        raise PlanError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    if effort is not None and (
+        isinstance(effort, bool) or not isinstance(effort, int) or effort < 0
+    ):
+        raise PlanError(f"effort must be None or a number of work units >= 0, got {effort!r}")
 
-    Each cap gets a few short randomised restarts (a fixed number of moves, so deterministic).
+
+class _Best:
+    """The best plan so far, the best proven bound, and the history of both."""
+
+    def __init__(self, offsets: list[int], arena: int) -> None:
+        self.offsets, self.arena, self.bound = offsets, arena, 0
+        self.history: list[tuple[int, int, int]] = []
+
+    def offer(self, inst: Instance, offsets: list[int] | None, budget: Effort) -> None:
+        if offsets is not None and inst.arena(offsets) < self.arena:
+            self.offsets, self.arena = offsets, inst.arena(offsets)
+            self.note(budget)
+
+    def raise_bound(self, bound: int, budget: Effort) -> None:
+        if bound > self.bound:
+            self.bound = bound
+            self.note(budget)
+
+    def note(self, budget: Effort) -> None:
+        self.history.append((budget.used, self.arena, self.bound))
+
+
+def _try_orders(inst: Instance, best: _Best, budget: Effort) -> None:
+    """Greedy placements in other orders, best fit and first fit (cheap, often good).
+
+    Orders by size, by lifetime and by area (size x lifetime) are the classic ones for this
+    problem (Sekiyama et al., *Profile-guided memory optimization for deep neural networks*,
+    2018; Pisarchyk & Lee 2020 for size); greedy by size already tried the first.
     """
-    lower = ctx.lower_bound()
-    while arena > lower:
-        cap = max(lower, arena * 99 // 100 // alignment * alignment)
-        found = None
-        for attempt in range(3):
-            noise = 0.0 if attempt == 0 else 1.0
-            found = fill_skyline(ctx.first, ctx.last, ctx.sizes, cap, rng, 1500, noise)
-            if found is not None:
-                break
-        if found is None:
-            break
-        offsets, arena = found, ctx.arena(found)
-    return offsets
-
-
-class _Context:
-    """The records in the arrays the placement loops want (aligned sizes, neighbour lists)."""
-
-    def __init__(self, records: list[UsageRecord], sizes: list[int]) -> None:
-        self.records = records
-        self.sizes = sizes
-        self.first = [r.first for r in records]
-        self.last = [r.last for r in records]
-        self.neighbours = overlap_lists(records)
-
-    def place(self, order: Sequence[int], best_fit: bool) -> list[int]:
-        offsets = [-1] * len(self.records)
-        for i in order:
-            offsets[i] = _best_offset(i, self.neighbours[i], offsets, self.sizes, best_fit)
-        return offsets
-
-    def arena(self, offsets: Sequence[int]) -> int:
-        return max((o + s for o, s in zip(offsets, self.sizes, strict=True)), default=0)
-
-    def lower_bound(self) -> int:
-        steps = max(self.last)
-        delta = [0] * (steps + 1)
-        for f, l, s in zip(self.first, self.last, self.sizes, strict=True):
-            delta[f] += s
-            delta[l] -= s
-        peak = running = 0
-        for d in delta:
-            running += d
-            peak = max(peak, running)
-        return peak
-
-
-def _orderings(ctx: _Context, rng: random.Random) -> list[list[int]]:
-    idx = range(len(ctx.records))
-    size, first, last = ctx.sizes, ctx.first, ctx.last
+    length = [r.last - r.first for r in inst.records]
+    size = inst.sizes
     keys: list[Callable[[int], tuple]] = [
-        lambda i: (-size[i], first[i], i),
-        lambda i: (-(last[i] - first[i]), -size[i], i),
-        lambda i: (-size[i] * (last[i] - first[i]), i),
-        lambda i: (first[i], -size[i], i),
-        lambda i: (-size[i], -(last[i] - first[i]), i),
+        lambda i: (-length[i], -size[i], i),
+        lambda i: (-size[i] * length[i], i),
+        lambda i: (-_peak_of(inst, i), -size[i], i),
     ]
-    orders = [sorted(idx, key=k) for k in keys]
-    for _ in range(3):
-        order = list(idx)
-        rng.shuffle(order)
-        orders.append(order)
-    return orders
+    for key in keys:
+        order = sorted(range(len(inst)), key=key)
+        for best_fit in (True, False):
+            best.offer(inst, inst.place(order, best_fit, budget), budget)
 
 
-def _skyline(ctx: _Context, rule: int, rng: random.Random) -> tuple[list[int], list[int]]:
-    """Skyline best fit: repeatedly fill the lowest (leftmost) flat stretch of the picture.
+def _peak_of(inst: Instance, i: int) -> int:
+    """The most bytes live in any section of tensor ``i``'s lifetime."""
+    a, b = inst.spans[i]
+    return max(inst.section_bytes[a:b], default=0)
 
-    ``height[t]`` is the top of the tensors placed so far at step ``t``. A tensor whose lifetime
-    lies inside the lowest flat stretch can sit right on it. If none fits, the stretch is raised
-    to its lower neighbour (that space is given up) and we look again.
+
+def _ranks(inst: Instance) -> list[list[int]]:
+    """The search's fixed preferences between tensors with the same floor.
+
+    MiniMalloc's three: longest lifetime first, largest area (size x lifetime) first, and
+    busiest section first (the most bytes live anywhere in the lifetime), each with the others
+    as tie-breakers.
     """
-    n, steps = len(ctx.records), max(ctx.last)
-    height = [0] * steps
-    starts: list[list[int]] = [[] for _ in range(steps)]
-    for i in sorted(range(n), key=lambda k: (ctx.first[k], k)):
-        starts[ctx.first[i]].append(i)
-    offsets, order = [-1] * n, []
-    noise = [rng.random() for _ in range(n)]
-    while len(order) < n:
-        low = min(height)
-        a = height.index(low)
-        b = a
-        while b < steps and height[b] == low:
-            b += 1
-        fits = [i for t in range(a, b) for i in starts[t] if ctx.last[i] <= b]
-        if not fits:
-            left = height[a - 1] if a > 0 else None
-            right = height[b] if b < steps else None
-            new = min(h for h in (left, right) if h is not None)
-            height[a:b] = [new] * (b - a)
-            continue
-        i = max(fits, key=lambda k: _skyline_key(ctx, k, a, b, rule, noise))
-        starts[ctx.first[i]].remove(i)
-        offsets[i] = low
-        order.append(i)
-        height[ctx.first[i] : ctx.last[i]] = [low + ctx.sizes[i]] * (ctx.last[i] - ctx.first[i])
-    return offsets, order
+    n = len(inst)
+    length = [r.last - r.first for r in inst.records]
+    area = [inst.sizes[i] * length[i] for i in range(n)]
+    peak = [_peak_of(inst, i) for i in range(n)]
+    keys: list[Callable[[int], tuple]] = [
+        lambda i: (-length[i], -area[i], -peak[i], i),
+        lambda i: (-peak[i], -area[i], -length[i], i),
+        lambda i: (-peak[i], -length[i], -area[i], i),
+    ]
+    return [_as_rank(sorted(range(n), key=key)) for key in keys]
 
 
-def _skyline_key(ctx: _Context, i: int, a: int, b: int, rule: int, noise: list[float]) -> tuple:
-    width = ctx.last[i] - ctx.first[i]
-    touches = (ctx.first[i] == a) + (ctx.last[i] == b)  # against a wall: leaves no sliver
-    if rule == 0:
-        return (width, ctx.sizes[i], touches, -i)
-    if rule == 1:
-        return (touches, width, ctx.sizes[i], -i)
-    if rule == 2:
-        return (ctx.sizes[i] * width, touches, -i)
-    return (touches, width, noise[i])
+def _as_rank(order: Sequence[int]) -> list[int]:
+    rank = [0] * len(order)
+    for position, i in enumerate(order):
+        rank[i] = position
+    return rank
 
 
-def _local_search(
-    ctx: _Context,
-    order: list[int],
-    offsets: list[int],
-    budget: int,
-    rng: random.Random,
-) -> tuple[list[int], int]:
-    """Move tensors on top of the arena earlier in the order; keep moves that do not hurt.
+def _shuffled_rank(rank: list[int], rng: random.Random) -> list[int]:
+    """``rank`` with each tensor moved a random distance (a fresh preference, same spirit)."""
+    n = len(rank)
+    noisy = [rank[i] + rng.random() * n / 4 for i in range(n)]
+    return _as_rank(sorted(range(n), key=lambda i: (noisy[i], i)))
 
-    Placing in order is a prefix computation, so a move to position ``p`` only re-places the
-    tensors from ``p`` on.
+
+def _descend(inst: Instance, best: _Best, budget: Effort, rng: random.Random) -> None:
+    """Ask "a plan under ``cap``?" for caps between the bound and the best arena.
+
+    Each round uses one preference and a node limit per question; after a round of every
+    fixed preference and a seeded random one, the limit doubles (as MiniMalloc's restarts).
+    A round first asks for the bound itself (the first round briefly, so that easy gains come
+    early; later ones with ``EXACT_SHARE`` times the nodes), then steps down from the best
+    arena: a *yes* (cheap: the search dives straight to a plan) doubles the step, a *no*
+    (costly: the node limit runs out) halves it, and the round ends when the step is below
+    1/1000 of the arena.
     """
-    n = len(order)
-    lower = ctx.lower_bound()
-    arena = ctx.arena(offsets)
-    best_fit = rng.random() < 0.5
-    for _ in range(budget):
-        if arena <= lower:
-            break
-        top = [i for i in range(n) if offsets[i] + ctx.sizes[i] == arena]
-        victim = rng.choice(top)
-        pos = order.index(victim)
-        if pos == 0:
-            a, b = rng.randrange(n), rng.randrange(n)
-            if a == b:
-                continue
-            new_order = order[:]
-            new_order[a], new_order[b] = new_order[b], new_order[a]
-            start = min(a, b)
-        else:
-            start = rng.randrange(pos)
-            new_order = order[:pos] + order[pos + 1 :]
-            new_order.insert(start, victim)
-        new_offsets = offsets[:]
-        for i in new_order[start:]:
-            new_offsets[i] = -1
-        for i in new_order[start:]:
-            new_offsets[i] = _best_offset(i, ctx.neighbours[i], new_offsets, ctx.sizes, best_fit)
-        new_arena = ctx.arena(new_offsets)
-        if new_arena <= arena:
-            order, offsets, arena = new_order, new_offsets, new_arena
-    return offsets, arena
+    fixed = _ranks(inst)
+    align = inst.alignment
+    base = max(64, 2 * len(inst))
+    level = 0
+    while best.arena > best.bound and not budget.spent:
+        k = level % (len(fixed) + 1)
+        rank = fixed[k] if k < len(fixed) else _shuffled_rank(fixed[level % len(fixed)], rng)
+        limit = base << (level // (len(fixed) + 1))
+        _ask(inst, best, budget, best.bound, rank, limit * (EXACT_SHARE if level else 1))
+        failed = best.bound  # the highest cap that failed in this round
+        step = _aligned(best.arena // STEP0, align)
+        while best.arena > best.bound and not budget.spent:
+            if step < max(align, best.arena // RESOLUTION):
+                break
+            cap = max(best.arena - step, failed + (best.arena - failed) // 2)
+            cap = _aligned(cap, align)
+            if cap <= failed or cap >= best.arena:
+                break
+            if _ask(inst, best, budget, cap, rank, limit):
+                step *= 2
+            else:
+                failed, step = cap, _aligned(step // 2, align)
+        level += 1
 
 
-def _fill_exactly(
-    ctx: _Context, cap: int, rng: random.Random, budget: int, shuffle: bool
-) -> list[int] | None:
-    """Depth-first search for a plan with arena ``cap`` that leaves no hole below ``cap``.
+def _ask(
+    inst: Instance, best: _Best, budget: Effort, cap: int, rank: list[int], limit: int
+) -> bool:
+    """One question; record its answer in ``best``. True for a plan under ``cap``."""
+    status, offsets = fit_under(inst, cap, rank, budget, limit)
+    if status == FOUND:
+        best.offer(inst, offsets, budget)
+    elif status == INFEASIBLE:
+        best.raise_bound(cap + inst.alignment, budget)
+    return status == FOUND
 
-    Look at the lowest, leftmost free point ``(a, low)`` of the skyline. In a plan without holes
-    some tensor must cover it, and since the step before ``a`` is already filled at that height,
-    that tensor starts exactly at step ``a`` and ends by the end ``b`` of the flat stretch. So
-    only tensors with ``first == a`` and ``last <= b`` are tried there, widest first. After each
-    placement every other stretch with a higher step on its left must still have such a tensor
-    (forward check). Gives up (returns None) after ``budget`` placements.
-    """
-    n, steps = len(ctx.records), max(ctx.last)
-    first, last, sizes = ctx.first, ctx.last, ctx.sizes
-    height = [0] * steps
-    starts: list[list[int]] = [[] for _ in range(steps)]
-    for i in range(n):
-        if sizes[i] > 0:
-            starts[first[i]].append(i)
-    noise = [rng.random() if shuffle else 0.0 for _ in range(n)]
-    for bucket in starts:
-        bucket.sort(key=lambda k: (-last[k], -sizes[k], noise[k], k))
-    placed = [False] * n
-    offsets = [0 if sizes[i] == 0 else -1 for i in range(n)]
-    tries = 0
 
-    def coverable() -> bool:
-        t = 0
-        while t < steps:
-            h, e = height[t], t
-            while e < steps and height[e] == h:
-                e += 1
-            if h < cap and (t == 0 or height[t - 1] > h):
-                limit = e if e == steps or height[e] > h else steps
-                if not any(
-                    not placed[i] and last[i] <= limit and h + sizes[i] <= cap for i in starts[t]
-                ):
-                    return False
-            t = e
-        return True
-
-    def dfs(remaining: int) -> bool:
-        nonlocal tries
-        if remaining == 0:
-            return True
-        low = min(height)
-        a = height.index(low)
-        b = a
-        while b < steps and height[b] == low:
-            b += 1
-        tried: set[tuple[int, int]] = set()
-        for i in starts[a]:
-            if placed[i] or last[i] > b or low + sizes[i] > cap or (last[i], sizes[i]) in tried:
-                continue
-            tried.add((last[i], sizes[i]))  # an identical tensor would fail the same way
-            tries += 1
-            if tries > budget:
-                return False
-            placed[i], offsets[i] = True, low
-            height[a : last[i]] = [low + sizes[i]] * (last[i] - a)
-            if coverable() and dfs(remaining - 1):
-                return True
-            placed[i] = False
-            height[a : last[i]] = [low] * (last[i] - a)
-        return False
-
-    todo = sum(1 for s in sizes if s > 0)
-    return offsets if dfs(todo) and tries <= budget else None
+def _aligned(n: int, align: int) -> int:
+    return n // align * align
