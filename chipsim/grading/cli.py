@@ -2,7 +2,9 @@
 
 ``python -m chipsim.grading.cli grade`` (from the course root):
 
-1. installs the ``chipsim-sandbox`` kernel into this venv (:mod:`.sandbox`);
+1. checks that this machine can sandbox learners' kernels (:mod:`.sandbox`: as root, or with
+   unprivileged user namespaces) and stops with advice when it cannot, unless
+   ``--unsafe-no-sandbox`` says the notebooks are trusted;
 2. copies ``grading/demo_submissions`` into ``gradebook/submitted`` when that is empty
    (``--no-demo`` to skip), so the command can be tried at once;
 3. autogrades every submission in parallel (:mod:`.parallel`) with a progress bar;
@@ -19,19 +21,33 @@ import sys
 from pathlib import Path
 
 from chipsim.grading import parallel, report
-from chipsim.grading.sandbox import Limits, can_drop_privileges, install_kernelspec
+from chipsim.grading.sandbox import sandbox_mode, why_no_sandbox
+
+#: How each sandbox mode isolates a kernel, for the instructor.
+MODES = {
+    "root": "each kernel in its own namespaces, as a uid of its own",
+    "userns": "each kernel in its own user, mount, PID and network namespaces (not root)",
+}
 
 
 def grade(args: argparse.Namespace) -> int:
     course = Path(args.course).resolve()
-    folder = install_kernelspec(Limits(memory_bytes=args.memory_gib << 30))
-    who = "as nobody" if can_drop_privileges() else "as you (not root: limits only)"
-    print(f"sandbox kernel: {folder} (kernels run {who})")
+    mode = sandbox_mode()
+    extra = [f"--GuardedExecute.memory_bytes={args.memory_gib << 30}"]
+    if mode is None and not args.unsafe_no_sandbox:
+        print(why_no_sandbox(), file=sys.stderr)
+        return 2
+    if mode is None:
+        print("WARNING: grading WITHOUT a sandbox (--unsafe-no-sandbox): a notebook can read "
+              "the solutions and rewrite grades. Only for notebooks you trust.")  # fmt: skip
+        extra.append("--GuardedExecute.allow_unsandboxed=True")
+    else:
+        print(f"sandbox: {MODES[mode]}")
     if not args.no_demo:
         n = parallel.copy_demo_submissions(course, course / "grading" / "demo_submissions")
         if n:
             print(f"gradebook/submitted was empty: copied {n} demo submissions")
-    extra = [f"--GuardedExecute.timeout={args.timeout}"] if args.timeout else []
+    extra += [f"--GuardedExecute.timeout={args.timeout}"] if args.timeout else []
     run = parallel.grade_all(course, workers=args.workers, force=args.force, extra=extra)
     for out in run.outcomes:
         if out.returncode != 0:
@@ -81,6 +97,11 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--no-demo", action="store_true", help="do not copy the demo submissions")
     g.add_argument("--timeout", type=int, default=0, help="seconds per cell (default: config)")
     g.add_argument("--memory-gib", type=int, default=4, help="address space per kernel")
+    g.add_argument(
+        "--unsafe-no-sandbox",
+        action="store_true",
+        help="grade even where kernels cannot be isolated (trusted notebooks only)",
+    )
     f = sub.add_parser("feedback", help="nbgrader generate_feedback for every assignment")
     f.add_argument("--course", default=".")
     args = ap.parse_args(argv)

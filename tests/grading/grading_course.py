@@ -12,12 +12,9 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import nbformat
-
-from chipsim.grading.sandbox import Limits, install_kernelspec
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -35,27 +32,15 @@ def make_course(tmp: Path) -> Path:
     return course
 
 
-def make_sandbox_course(tmp: Path, limits: Limits | None = None) -> Path:
-    """A course the sandboxed kernel can use: world-traversable folders (pytest's own temporary
-    folder is private to root) and the chipsim-sandbox kernelspec in ``<course>/jupyter``."""
-    tmp = Path(tmp)
-    tmp.chmod(0o755)
-    for parent in tmp.parents:
-        if parent == Path(tempfile.gettempdir()):
-            break
-        parent.chmod(parent.stat().st_mode | 0o111)  # traversable, not listable
-    course = make_course(tmp)
-    course.chmod(0o755)
-    install_kernelspec(limits or Limits(), prefix=course / "jupyter" / "kernels")
-    return course
+def make_sandbox_course(tmp: Path) -> Path:
+    """A course graded in the sandbox (every course is: the kernel sees none of its files)."""
+    return make_course(Path(tmp))
 
 
 def course_env(course: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"  # nbgrader needs alembic on PATH
     env["PYTHONPATH"] = str(course / "pkg")
-    if (course / "jupyter").is_dir():  # the sandbox kernelspec of this course only
-        env["JUPYTER_PATH"] = str(course / "jupyter")
     return env
 
 
