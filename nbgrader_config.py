@@ -24,14 +24,19 @@ from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbgrader.preprocessors import (
     AssignLatePenalties,
     CheckCellMetadata,
+    ClearOutput,
+    DeduplicateIds,
     IgnorePattern,
     LimitOutput,
+    OverwriteCells,
+    OverwriteKernelspec,
     SaveAutoGrades,
 )
 
 from chipsim.grading.execute import GuardedExecute
 from chipsim.grading.nbgrader_rescore import RescoreAnswers
 from chipsim.grading.sandbox import lock_down
+from chipsim.grading.sanitize import RestoreTestCells
 
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
 
@@ -63,6 +68,15 @@ c.GuardedExecute.sandbox = True
 # The grader's notes for the instructor (static flags, sandbox) survive the metadata clean-up.
 c.ClearMetadataPreprocessor.preserve_nb_metadata_mask = {("language_info", "name"), ("chipsim",)}
 
+# A learner's edits to test cells (metadata, deletion) are undone before nbgrader checks them.
+c.Autograde.sanitize_preprocessors = [
+    ClearOutput,
+    DeduplicateIds,
+    RestoreTestCells,
+    OverwriteKernelspec,
+    OverwriteCells,
+    CheckCellMetadata,
+]
 c.Autograde.autograde_preprocessors = [
     GuardedExecute,
     RescoreAnswers,

@@ -52,16 +52,49 @@ def grade(args: argparse.Namespace) -> int:
     for out in run.outcomes:
         if out.returncode != 0:
             print(f"nbgrader failed for {out.job.student}/{out.job.assignment}:\n{out.log}")
-    rows = report.collect(parallel.db_url(course))
+    if run.skipped:
+        names = ", ".join(f"{j.student}/{j.assignment}" for j in run.skipped)
+        print(f"{len(run.skipped)} unchanged since they were graded, skipped: {names}")
+    not_graded = run.not_graded()
+    rows = report.collect(parallel.db_url(course), not_graded)
+    have = {(r.student, r.assignment) for r in rows}
+    rows += [report.Row(s, a, "", 0.0, 0.0, f"not graded: {why}")
+             for (s, a), why in sorted(not_graded.items()) if (s, a) not in have]  # fmt: skip
     csv = report.write_csv(rows, course / "gradebook" / "grades.csv")
     png = report.plot_distribution(rows, course / "gradebook" / "score_distribution.png")
+    flags = write_flags(course)
     print(f"{len(run.outcomes)} notebooks graded; grades: {csv}; distribution: {png}")
     for student, total in report.totals(rows).items():
         print(f"  {student:20} {total:7.3f}")
-    if run.missing:
-        print("NOT graded:", ", ".join(f"{j.student}/{j.assignment}" for j in run.missing))
-        return 1
-    return 0
+    if flags:
+        print(f"{flags} static flag(s) for you to look at (no effect on scores): "
+              f"{course / 'gradebook' / 'flags.csv'}")  # fmt: skip
+    for (student, assignment), why in sorted(not_graded.items()):
+        print(f"NOT graded: {student}/{assignment}: {why}")
+    return 1 if not_graded else 0
+
+
+def write_flags(course: Path) -> int:
+    """``gradebook/flags.csv``: what the graded notebooks' static scan and sandbox noted."""
+    import csv
+
+    import nbformat
+
+    rows = []
+    for path in sorted((course / "gradebook" / "autograded").glob("*/*/*.ipynb")):
+        notes = nbformat.read(path, as_version=4).metadata.get("chipsim", {})
+        who = (path.parent.parent.name, path.parent.name)
+        for flag in notes.get("flags", []):
+            rows.append([*who, flag["part"], flag["cell"], flag["line"], flag["what"]])
+        for gid in notes.get("restored", []):
+            rows.append([*who, gid, "", "", "test cell restored (it was changed or deleted)"])
+        if notes.get("sandbox") == "none":
+            rows.append([*who, "", "", "", "graded WITHOUT a sandbox"])
+    with (course / "gradebook" / "flags.csv").open("w", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(["student", "assignment", "part", "cell", "line", "what"])
+        out.writerows(rows)
+    return len(rows)
 
 
 def feedback(args: argparse.Namespace) -> int:

@@ -45,8 +45,11 @@ from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer
 
 from chipsim.errors import ChipsimError
-from chipsim.grading.outputs import OutputBudget, note
+from chipsim.grading.outputs import MAX_DEPTH, OutputBudget, depth, note
 from chipsim.grading.sandbox import KERNEL_NAME, KernelRun, Limits, sandbox_mode, why_no_sandbox
+
+#: Kernel messages that carry output data (which may nest without limit).
+DATA_MESSAGES = ("execute_result", "display_data", "update_display_data", "error")
 
 
 class SandboxError(ChipsimError):
@@ -164,6 +167,10 @@ class GuardedExecute(Execute):
             channel._recv = self._tolerant(channel._recv)
         return kc
 
+    # nbclient binds the sync wrappers to its own coroutines: point them at ours.
+    start_new_kernel = run_sync(async_start_new_kernel)
+    start_new_kernel_client = run_sync(async_start_new_kernel_client)
+
     def _tolerant(self, recv: Any) -> Any:
         """A channel's receive that turns an unreadable message into an ignored one."""
 
@@ -182,6 +189,16 @@ class GuardedExecute(Execute):
         return receive
 
     # -- outputs ------------------------------------------------------------------------------
+    def process_message(self, msg: dict, cell: Any, cell_index: int) -> Any:
+        content = msg.get("content") or {}
+        if msg.get("msg_type") in DATA_MESSAGES and depth(content, MAX_DEPTH + 8) > MAX_DEPTH + 8:
+            # nbformat recurses on an output's data: cut it before anything reads it
+            text = note(f"removed an output nested deeper than {MAX_DEPTH} levels")["text"]
+            header = {**msg.get("header", {}), "msg_type": "stream"}
+            content = {"name": "stdout", "text": text}
+            msg = {**msg, "msg_type": "stream", "header": header, "content": content}
+        return super().process_message(msg, cell, cell_index)
+
     def output(self, outs: list, msg: dict, display_id: Any, cell_index: int) -> Any:
         out = super().output(outs, msg, display_id, cell_index)
         if out is None or not outs or outs[-1] is not out:

@@ -86,18 +86,20 @@ class RescoreAnswers(NbGraderPreprocessor):
             editable, tests, assignment=kind, forbidden={p: PARTS[p].forbidden for p in tests}
         )
         hidden = configured(self)
+        notes = nb.metadata.setdefault("chipsim", {})
+        restored = set(notes.get("restored", ()))  # by chipsim.grading.sanitize
         with warnings.catch_warnings(), redirect_stderr(io.StringIO()):
             warnings.simplefilter("ignore")  # nothing the grader does may print to stderr
             for cell in nb.cells:
                 part_id = _gid(cell)
                 if cell.cell_type == "code" and part_id in PARTS and _is_grade(cell):
                     part = hidden.bind(PARTS[part_id])
-                    _rewrite(cell, self._score(cell, part, tampered))
-        nb.metadata["chipsim"] = {
-            "sandbox": sandbox,
-            "flags": [dict(zip(("part", "cell", "line", "what"), astuple(f))) for f in flags],
-            "package_changed": changed if sandbox != "none" else [],
-        }
+                    _rewrite(cell, self._score(cell, part, tampered), part_id in restored)
+        notes.update(
+            sandbox=sandbox,
+            flags=[dict(zip(("part", "cell", "line", "what"), astuple(f))) for f in flags],
+            package_changed=changed if sandbox != "none" else [],
+        )
         return nb, resources
 
     # -- which cells the learner could have edited ----------------------------------------
@@ -172,11 +174,19 @@ def _error_text(cell: Any) -> str:
     return ""
 
 
-def _rewrite(cell: Any, score: PartScore) -> None:
+#: Said in the feedback of a test cell the grader had to restore (chipsim.grading.sanitize).
+RESTORED = (
+    "Note: this test cell was changed or deleted in your notebook; the grader used the "
+    "course's original. Test cells are the course's: leave them as they are."
+)
+
+
+def _rewrite(cell: Any, score: PartScore, restored: bool = False) -> None:
     """Replace the outputs with: explanation, picture, and the plain float score."""
     from nbformat import from_dict
 
-    outputs = [text_output(score.explain())]
+    explain = score.explain()
+    outputs = [text_output(f"{RESTORED}\n\n{explain}" if restored else explain)]
     picture = picture_output(score)
     if picture is not None:
         outputs.append(picture)

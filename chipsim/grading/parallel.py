@@ -19,6 +19,13 @@ say) is graded again, alone, by a fresh ``nbgrader autograde`` process.
 Before the pool starts, the assignments and students are entered in the gradebook by one
 process, so the workers never race to create the same rows.
 
+Only what changed is graded (:mod:`.ledger`): a submission whose bytes (and the grader's) are
+those of its last successful grading is skipped and reported as unchanged; a changed one is
+graded again (nbgrader's ``--force`` for that job); ``force=True`` regrades everything. A
+submission the grader cannot read (a link, not a notebook, too large, nested too deep) is not
+graded and is listed with the reason. The workers run in sessions of their own, apart from
+``make grade``'s; the kernels in namespaces of their own (:mod:`.sandbox`).
+
 Example (from the course root; ``make grade`` does this and then exports)::
 
     python -m chipsim.grading.cli grade --workers 2
@@ -40,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from chipsim.errors import ChipsimError
+from chipsim.grading.ledger import Ledger, check_submission, submission_digest
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,14 +70,31 @@ class Outcome:
 
 @dataclass(frozen=True, slots=True)
 class GradeRun:
-    """All jobs of one run, in (assignment, student) order, and which failed verification."""
+    """One run: the jobs graded (in (assignment, student) order), those skipped as unchanged,
+    and those not graded: failed verification (``missing``) or refused (``rejected``: why)."""
 
     outcomes: tuple[Outcome, ...]
     missing: tuple[Job, ...] = field(default=())
+    skipped: tuple[Job, ...] = field(default=())
+    rejected: tuple[tuple[Job, str], ...] = field(default=())
 
     @property
     def ok(self) -> bool:
-        return not self.missing
+        return not self.missing and not self.rejected
+
+    def not_graded(self) -> dict[tuple[str, str], str]:
+        """(student, assignment) -> why it has no grade from this run."""
+        out = {(j.student, j.assignment): why for j, why in self.rejected}
+        logs = {o.job: o.log for o in self.outcomes}
+        for job in self.missing:
+            tail = logs.get(job, "").strip().splitlines()
+            out[(job.student, job.assignment)] = f"grading failed: {tail[-1] if tail else '?'}"
+        return out
+
+
+def job_key(job: Job) -> str:
+    """The job's identity in the ledger (and, later, across machines)."""
+    return f"{job.student}/{job.assignment}"
 
 
 def find_jobs(course: Path, assignments: Sequence[str] | None = None) -> list[Job]:
@@ -121,8 +146,9 @@ def prepare(course: Path, jobs: Sequence[Job], env: dict[str, str] | None = None
 
 def _run(course: Path, cmd: list[str], env: dict[str, str] | None) -> subprocess.CompletedProcess:
     done = subprocess.run(
-        cmd, cwd=course, env=_env(env), capture_output=True, text=True, check=False
-    )
+        cmd, cwd=course, env=_env(env), capture_output=True, text=True, check=False,
+        start_new_session=True,
+    )  # fmt: skip
     if done.returncode != 0 and "generate_assignment" in cmd:
         raise ChipsimError(f"`{' '.join(cmd[-3:])}` failed:\n{done.stderr[-2000:]}")
     return done
@@ -192,7 +218,7 @@ WORKER = (sys.executable, "-m", "chipsim.grading.worker")
 def _start_worker(course: Path, cmd: Sequence[str], env: dict[str, str], log) -> subprocess.Popen:
     return subprocess.Popen(
         list(cmd), cwd=course, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
-        text=True, bufsize=1,
+        text=True, bufsize=1, start_new_session=True,
     )  # fmt: skip
 
 
@@ -302,14 +328,27 @@ def grade_all(
         worker: the command of one worker, to which the nbgrader arguments are appended.
     """
     course = Path(course)
-    jobs = find_jobs(course, assignments)
+    everything = find_jobs(course, assignments)
+    ledger = Ledger.load(course)
+    digests = _digests(course, everything, env)
+    rejected, jobs, skipped = [], [], []
+    for job in everything:
+        why = check_submission(_folder(course, job))
+        if why:
+            rejected.append((job, why))
+            ledger.record(job_key(job), digests[job], "not graded", why)
+        elif not force and ledger.unchanged(job_key(job), digests[job]):
+            skipped.append(job)
+        else:
+            jobs.append(job)
     if not jobs:
-        return GradeRun(())
+        ledger.save(course)
+        return GradeRun((), (), tuple(skipped), tuple(rejected))
     prepare(course, jobs, env)
     workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
     bar = Progress(len(jobs), enabled=progress)
     queue = _Queue(order_jobs(course, jobs))
-    cmd = [*worker, *(["--force"] if force else []), *extra]
+    cmd = [*worker, "--force", *extra]  # the ledger decided: these are to be (re)graded
     wenv = worker_env(env, workers)
     outcomes: dict[Job, Outcome] = {}
     with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -333,7 +372,50 @@ def grade_all(
         out = grade_one(course, job, force=True, extra=extra, env=env)
         outcomes[job] = Outcome(job, out.returncode, outcomes[job].tries + 1, out.log)
     missing = verify(course, missing) if missing else []
-    return GradeRun(tuple(outcomes[j] for j in jobs), tuple(missing))
+    for job in jobs:  # the one place outcomes are written to the ledger
+        if job in missing:
+            ledger.record(job_key(job), digests[job], "not graded", outcomes[job].log[-500:])
+        else:
+            ledger.record(job_key(job), digests[job], "graded")
+    ledger.save(course)
+    return GradeRun(
+        tuple(outcomes[j] for j in jobs), tuple(missing), tuple(skipped), tuple(rejected)
+    )
+
+
+def _folder(course: Path, job: Job) -> Path:
+    return Path(course) / "gradebook" / "submitted" / job.student / job.assignment
+
+
+def _digests(course: Path, jobs: Sequence[Job], env: dict[str, str] | None) -> dict[Job, str]:
+    """Each job's content digest: its submitted notebooks under the grader's own digest.
+
+    The grader's side is computed in a process configured like the workers (the same course
+    config and package), so that it names the package the workers will grade with."""
+    code = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from traitlets.config.loader import PyFileConfigLoader\n"
+        "from chipsim.grading.hidden import HiddenInstances, fingerprint\n"
+        "from chipsim.grading.ledger import grader_digest\n"
+        "from chipsim.grading.sandbox import package_dir\n"
+        "course = Path(sys.argv[1])\n"
+        "loader = PyFileConfigLoader('nbgrader_config.py', path=str(course))\n"
+        "secret = HiddenInstances(config=loader.load_config()).secret()\n"
+        "print(json.dumps({a: grader_digest(course, a, package_dir(), fingerprint(secret))\n"
+        "                  for a in sys.argv[2:]}))\n"
+    )
+    names = sorted({j.assignment for j in jobs})
+    if not names:
+        return {}
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(course), *names], cwd=course, env=_env(env),
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise ChipsimError(f"cannot compute the grader's digest:\n{done.stderr[-2000:]}")
+    grader = json.loads(done.stdout.strip().splitlines()[-1])
+    return {j: submission_digest(_folder(course, j), grader[j.assignment]) for j in jobs}
 
 
 class Progress:

@@ -61,9 +61,6 @@ ANSWERS: dict[str, tuple[str, ...]] = {
         "chipsim.passes.fusion.reference:_as_partition",
         "chipsim.passes.fusion.search:*",
         "chipsim.passes.fusion.cost:*",
-        "chipsim.compiler:codegen_feasible",
-        "chipsim.compiler:codegen_kernel_cycles",
-        "chipsim.compiler:_group_spec",
         # part 3: epilogue fusion within the SRAM budget
         "chipsim.passes.fusion.capacity:fits",
         "chipsim.grading.epilogue:*",
@@ -90,6 +87,9 @@ TOOLS: dict[str, str] = {
     "chipsim.passes.memory.plan:make_plan": "builds a MemoryPlan from offsets, as learners do",
     "chipsim.passes.fusion.capacity:max_tile_rows": "a tool the fusion notebook offers",
     "chipsim.hw.simulator:Simulator.cycles": "the simulator's clock",
+    "chipsim.compiler:codegen_feasible": "compile's code-generator check, a measurement tool",
+    "chipsim.compiler:codegen_kernel_cycles": "compile's kernel timer, like compile + simulate",
+    "chipsim.compiler:_group_spec": "a kernel's layout for those two measurements",
 }
 
 #: Registered passes that are baselines, not answers (``compile(fusion=None)``, no reuse).
