@@ -47,15 +47,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from chipsim.errors import ChipsimError
-from chipsim.grading.ledger import Ledger, check_submission, submission_digest
+from chipsim.grading.jobs import Job, find_jobs, folder, job_key, order_jobs
+from chipsim.grading.jobs import digests as content_digests
+from chipsim.grading.ledger import Ledger, check_submission
 
-
-@dataclass(frozen=True, slots=True)
-class Job:
-    """One submitted notebook to autograde."""
-
-    student: str
-    assignment: str
+__all__ = ["Job", "find_jobs", "grade_all", "job_key", "order_jobs"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,22 +86,6 @@ class GradeRun:
             tail = logs.get(job, "").strip().splitlines()
             out[(job.student, job.assignment)] = f"grading failed: {tail[-1] if tail else '?'}"
         return out
-
-
-def job_key(job: Job) -> str:
-    """The job's identity in the ledger (and, later, across machines)."""
-    return f"{job.student}/{job.assignment}"
-
-
-def find_jobs(course: Path, assignments: Sequence[str] | None = None) -> list[Job]:
-    """Every ``gradebook/submitted/<student>/<assignment>/`` folder with a notebook."""
-    root = Path(course) / "gradebook" / "submitted"
-    jobs = []
-    for student in sorted(p for p in root.glob("*") if p.is_dir()):
-        for folder in sorted(p for p in student.glob("*") if p.is_dir()):
-            if (assignments is None or folder.name in assignments) and any(folder.glob("*.ipynb")):
-                jobs.append(Job(student.name, folder.name))
-    return sorted(jobs, key=lambda j: (j.assignment, j.student))
 
 
 def db_url(course: Path) -> str:
@@ -163,21 +143,6 @@ def grade_one(
     done = _run(course, cmd, env)
     log = "" if done.returncode == 0 else (done.stdout + done.stderr)[-3000:]
     return Outcome(job, done.returncode, 1, log)
-
-
-def order_jobs(course: Path, jobs: Sequence[Job]) -> list[Job]:
-    """The jobs heaviest first, by the bytes of their submitted notebooks.
-
-    A notebook's grading time grows with what it holds; taking the longest jobs first
-    (longest processing time first) leaves only short ones for the end, so the workers
-    finish close together. Ties break on (assignment, student): the order is deterministic.
-    """
-    root = Path(course) / "gradebook" / "submitted"
-
-    def size(job: Job) -> int:
-        return sum(p.stat().st_size for p in (root / job.student / job.assignment).glob("*.ipynb"))
-
-    return sorted(jobs, key=lambda j: (-size(j), j.assignment, j.student))
 
 
 #: The variables that size numpy's BLAS thread pools (OpenBLAS, MKL, OpenMP builds).
@@ -330,10 +295,10 @@ def grade_all(
     course = Path(course)
     everything = find_jobs(course, assignments)
     ledger = Ledger.load(course)
-    digests = _digests(course, everything, env)
+    digests = content_digests(course, everything, _env(env))
     rejected, jobs, skipped = [], [], []
     for job in everything:
-        why = check_submission(_folder(course, job))
+        why = check_submission(folder(course, job))
         if why:
             rejected.append((job, why))
             ledger.record(job_key(job), digests[job], "not graded", why)
@@ -381,41 +346,6 @@ def grade_all(
     return GradeRun(
         tuple(outcomes[j] for j in jobs), tuple(missing), tuple(skipped), tuple(rejected)
     )
-
-
-def _folder(course: Path, job: Job) -> Path:
-    return Path(course) / "gradebook" / "submitted" / job.student / job.assignment
-
-
-def _digests(course: Path, jobs: Sequence[Job], env: dict[str, str] | None) -> dict[Job, str]:
-    """Each job's content digest: its submitted notebooks under the grader's own digest.
-
-    The grader's side is computed in a process configured like the workers (the same course
-    config and package), so that it names the package the workers will grade with."""
-    code = (
-        "import json, sys\n"
-        "from pathlib import Path\n"
-        "from traitlets.config.loader import PyFileConfigLoader\n"
-        "from chipsim.grading.hidden import HiddenInstances, fingerprint\n"
-        "from chipsim.grading.ledger import grader_digest\n"
-        "from chipsim.grading.sandbox import package_dir\n"
-        "course = Path(sys.argv[1])\n"
-        "loader = PyFileConfigLoader('nbgrader_config.py', path=str(course))\n"
-        "secret = HiddenInstances(config=loader.load_config()).secret()\n"
-        "print(json.dumps({a: grader_digest(course, a, package_dir(), fingerprint(secret))\n"
-        "                  for a in sys.argv[2:]}))\n"
-    )
-    names = sorted({j.assignment for j in jobs})
-    if not names:
-        return {}
-    done = subprocess.run(
-        [sys.executable, "-c", code, str(course), *names], cwd=course, env=_env(env),
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    if done.returncode != 0:
-        raise ChipsimError(f"cannot compute the grader's digest:\n{done.stderr[-2000:]}")
-    grader = json.loads(done.stdout.strip().splitlines()[-1])
-    return {j: submission_digest(_folder(course, j), grader[j.assignment]) for j in jobs}
 
 
 class Progress:
