@@ -157,7 +157,12 @@ class GuardedExecute(Execute):
     async def _wait_ready(self) -> None:
         if self._run is None:
             return
-        status = await asyncio.to_thread(self._run.wait_ready, float(self.startup_timeout))
+        process = getattr(self.km.provisioner, "process", None)
+
+        def alive() -> bool:
+            return process is None or process.poll() is None
+
+        status = await asyncio.to_thread(self._run.wait_ready, float(self.startup_timeout), alive)
         if status is not None:
             raise SandboxError(why_it_ended(status) + f"; launcher said: {status}")
 

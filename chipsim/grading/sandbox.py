@@ -35,6 +35,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,24 +74,31 @@ class Limits:
         ]  # fmt: skip
 
 
+#: The namespaces every kernel gets: mount, PID, network, IPC, UTS (linux/sched.h).
+NAMESPACES = 0x00020000 | 0x20000000 | 0x40000000 | 0x08000000 | 0x04000000
+CLONE_NEWUSER = 0x10000000
+
+
 @functools.cache
 def sandbox_mode() -> str | None:
-    """``"root"``, ``"userns"`` or ``None``: the isolation this process can give kernels."""
+    """``"root"``, ``"userns"`` or ``None``: the isolation this process can give kernels.
+
+    Tried, not assumed: a container may run us as root without the right to make namespaces.
+    """
     if not sys.platform.startswith("linux"):
         return None
-    if os.geteuid() == 0:
+    if os.geteuid() == 0 and _can_unshare(NAMESPACES):
         return "root"
-    return "userns" if _userns_works() else None
+    return "userns" if _can_unshare(CLONE_NEWUSER | NAMESPACES) else None
 
 
-def _userns_works() -> bool:
-    """Can this user create user + mount + PID + network namespaces (as the launcher will)?"""
+def _can_unshare(flags: int) -> bool:
+    """Can a child of this process create these namespaces (as the launcher will)?"""
     import subprocess
 
     probe = (
-        "import ctypes, os, sys; libc = ctypes.CDLL(None, use_errno=True); "
-        "sys.exit(0 if libc.unshare(0x10000000 | 0x00020000 | 0x20000000 | 0x40000000) == 0 "
-        "else 1)"
+        "import ctypes, sys; libc = ctypes.CDLL(None, use_errno=True); "
+        f"sys.exit(0 if libc.unshare({flags}) == 0 else 1)"
     )
     try:
         done = subprocess.run([sys.executable, "-I", "-S", "-c", probe], timeout=30, check=False)
@@ -180,8 +188,10 @@ class KernelRun:
         for name in ("ready", "status.json"):
             (self.path / name).unlink(missing_ok=True)
 
-    def wait_ready(self, timeout: float) -> dict | None:
-        """Wait until the kernel's sockets are locked; None when ready, else its status."""
+    def wait_ready(self, timeout: float, alive: Callable[[], bool] = lambda: True) -> dict | None:
+        """Wait until the kernel's sockets are locked; None when ready, else its status.
+
+        ``alive``: is the launcher still running (a launcher that died says nothing more)?"""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if (self.path / "ready").exists():
@@ -189,6 +199,8 @@ class KernelRun:
             status = self.status()
             if status is not None:
                 return status
+            if not alive():
+                return self.status(wait=1.0) or {"setup_error": "the launcher failed (see log)"}
             time.sleep(0.02)
         return {"setup_error": f"the kernel did not start within {timeout:.0f} s"}
 

@@ -16,8 +16,15 @@ from pathlib import Path
 
 import nbformat
 
+from chipsim.grading.sandbox import sandbox_mode
+
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
+
+
+#: Where this machine cannot sandbox kernels the end-to-end tests still grade, unsandboxed
+#: by the instructor's explicit choice (and the isolation tests skip, saying why).
+NO_SANDBOX = sandbox_mode() is None
 
 
 def make_course(tmp: Path) -> Path:
@@ -25,6 +32,10 @@ def make_course(tmp: Path) -> Path:
     course = tmp / "course"
     course.mkdir()
     shutil.copy(ROOT / "nbgrader_config.py", course)
+    if NO_SANDBOX:
+        with (course / "nbgrader_config.py").open("a") as f:
+            f.write("\n# tests on a machine without namespaces: grade unsandboxed, explicitly\n")
+            f.write("c.GuardedExecute.allow_unsandboxed = True\n")
     shutil.copytree(ROOT / "solutions", course / "solutions")
     shutil.copytree(
         ROOT / "chipsim", course / "pkg" / "chipsim", ignore=shutil.ignore_patterns("__pycache__")

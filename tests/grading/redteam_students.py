@@ -357,7 +357,10 @@ def students(released, solution, course) -> dict:
             _with_cells(sol(fusion_challenge=UNPARSABLE_USE), "fusion_epilogue", [UNPARSABLE]),
             {"fusion_challenge": 0.0},
         ),
-        "rt_hidden_table": (sol(fusion_chains=_hidden_table()), {"fusion_chains": 1.0}),
+        "rt_hidden_table": (
+            sol(fusion_chains=src["fusion_chains_code"] + _hidden_table()),
+            {"fusion_chains": 1.0},
+        ),
         **{
             name: (sol(fusion_challenge=code), {"fusion_challenge": 0.0})
             for name, code in BYPASSES.items()
@@ -388,8 +391,9 @@ def students(released, solution, course) -> dict:
             {},
         ),
         "rt_hardcoded": (sol(fusion_challenge=hardcoded), {"fusion_challenge": 0.0}),
-        # the test cells are restored (sources and deleted cells): only the unsolved part loses
-        "rt_edit_delete_tests": (edited, {"fusion_epilogue": 0.0}),
+        # the test cells are restored (sources, and the deleted one): the unsolved part 3
+        # loses, and part 4 with it (its my_fusion starts from fuse_epilogues)
+        "rt_edit_delete_tests": (edited, {"fusion_epilogue": 0.0, "fusion_challenge": 0.0}),
         "rt_overwrite_submit": (
             _with_cells(sol(), "fusion_chains_code", [OVERWRITE_SUBMIT]),
             {"fusion_chains": 0.0},
@@ -425,7 +429,7 @@ def _hidden_table() -> str:
     table = {graph_fingerprint(g): [list(x) for x in fuse_elementwise_chains(g).groups]
              for g in graphs}  # fmt: skip
     return (
-        "from chipsim.grading.answer import graph_fingerprint\n\n"
+        "\n\nfrom chipsim.grading.answer import graph_fingerprint\n\n"
         f"TABLE = {table!r}\n\n\n"
         "def fuse_chains(graph, chip):  # precomputed offline with the reference pass\n"
         "    return Partition(TABLE[graph_fingerprint(graph)])\n"

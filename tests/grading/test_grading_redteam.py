@@ -7,15 +7,27 @@ full marks. The kernel is the chipsim-sandbox (nobody, limits) when the tests ru
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
 import nbformat
 import pytest
-from grading_course import course_env, grades, make_sandbox_course, nbgrader, submit_notebook
+from grading_course import (
+    NO_SANDBOX,
+    course_env,
+    grades,
+    make_sandbox_course,
+    nbgrader,
+    submit_notebook,
+)
 from redteam_students import FULL, FULL_MEMORY, memory_students, students
 
 from chipsim.grading.parallel import grade_all
+
+pytestmark = pytest.mark.skipif(
+    NO_SANDBOX, reason="this machine cannot sandbox kernels (no namespaces): nothing to attack"
+)
 
 #: Per-cell limit in the tests: honest cells take a few seconds, even with two workers.
 TIMEOUT = 20
@@ -83,7 +95,7 @@ def test_each_attack_costs_only_its_part(redteam):
         want = expected(losses)
         if g[name] != want:
             wrong[name] = (g[name], want)
-    assert not wrong, wrong
+    assert not wrong, json.dumps(wrong, indent=1)
 
 
 def test_every_grade_is_in_the_gradebook_exactly_once(redteam):
@@ -130,6 +142,9 @@ def test_feedback_names_the_reason(redteam):
     assert "in no group" in skipped and "matmul" in skipped
     squeezed = _cell_text(course, "rt_memory_squeezed", "memory_challenge", "memory_planning")
     assert "overlap" in squeezed and "whole part scores 0" in squeezed
+    restored = _cell_text(course, "rt_edit_delete_tests", "fusion_challenge")
+    assert "the grader used the course's original" in restored
+    assert "NotImplementedError" in restored  # it ran, and met the unsolved part 3
     hard = _cell_text(course, "rt_hardcoded", "fusion_challenge")
     assert "transformer_h: 0.0% credit" in hard and "whole part scores 0" in hard
 
