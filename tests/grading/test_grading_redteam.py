@@ -144,7 +144,7 @@ def test_feedback_names_the_reason(redteam):
     assert "overlap" in squeezed and "whole part scores 0" in squeezed
     restored = _cell_text(course, "rt_edit_delete_tests", "fusion_challenge")
     assert "the grader used the course's original" in restored
-    assert "NotImplementedError" in restored  # it ran, and met the unsolved part 3
+    assert "your function raised" in restored  # it ran, and met the unsolved part 3
     hard = _cell_text(course, "rt_hardcoded", "fusion_challenge")
     assert "transformer_h: 0.0% credit" in hard and "whole part scores 0" in hard
 
