@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from chipsim.cli import plan_memory
+from chipsim.cli import calibrate, plan_memory
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -19,6 +19,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     plan_memory.add_parser(sub)
+    calibrate.add_parser(sub)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()

@@ -44,7 +44,6 @@ from chipsim.codegen.contraction import (
     tile_view,
 )
 from chipsim.codegen.kernel import KernelSpec
-from chipsim.codegen.rows import tile_attrs
 from chipsim.codegen.units import compute_instrs, immediate_instr
 from chipsim.hw.chip import Chip
 from chipsim.hw.isa import Instr, Operand, cost
@@ -208,7 +207,8 @@ def epilogue_instrs(
     node: Node, srcs: tuple[Operand, ...], dst: Operand, chip: Chip, kernel: str, label: str
 ) -> list[Instr]:
     out_type = node.type.with_shape(dst.shape)
-    attrs = check_attrs(get_op(node.op), tile_attrs(node, out_type))
+    opdef = get_op(node.op)
+    attrs = opdef.tile_attrs(check_attrs(opdef, node.attrs), out_type)
     return compute_instrs(node, srcs, dst, out_type, attrs, chip, kernel, label)
 
 

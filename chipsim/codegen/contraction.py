@@ -1,10 +1,10 @@
 """The geometry of a blocked contraction: which kernels qualify, and how operands are sliced.
 
 A kernel qualifies for blocking (see :mod:`chipsim.codegen.blocked`) when its compute nodes
-are one ``matmul`` or ``conv2d`` followed by an *epilogue*: elementwise ops whose results have
-the contraction's output shape (add a bias, relu, gelu, a residual add...). The contraction's
-operands must be tensors with a location (inputs or placed weights), not values made inside
-the kernel.
+are one contraction (an op with a ``geometry``: matmul, conv2d) followed by an *epilogue*:
+elementwise ops whose results have the contraction's output shape (add a bias, relu, gelu, a
+residual add...). The contraction's operands must be tensors with a location (inputs or
+placed weights), not values made inside the kernel.
 
 Every operand is sliced by an **axis map**: for each of its dimensions, the output axis it
 follows (an ``int``), the inner dimension ``"k"``, or ``None`` (always taken whole). For
@@ -31,63 +31,19 @@ from dataclasses import dataclass
 from chipsim.codegen.kernel import KernelSpec
 from chipsim.hw.isa import Operand
 from chipsim.ir.graph import Node, Value
-from chipsim.ir.ops import Pattern, get_op
+from chipsim.ir.ops import Geometry, Pattern, check_attrs, get_op
+from chipsim.ir.ops.registry import Axis
 
-Axis = int | str | None  # an output axis, "k" (the inner dimension) or None (whole)
 Tile = Mapping[int | str, tuple[int, int]]  # axis -> (start, size)
 
 
-@dataclass(frozen=True, slots=True)
-class Geometry:
-    """How a contraction's output is tiled and how its two operands follow the tiles.
-
-    Attributes:
-        maps: the axis maps of the two operands (``a`` and ``b``; ``x`` and ``w`` for conv).
-        row_axis: the output axis of the rows (M; the images of a conv), or None.
-        col_axis: the output axis of the columns (N; a conv's output channels), or None.
-        batch_axes: output axes computed one index at a time (a batched matmul's batch).
-        k: the size of the inner dimension (a conv's input channels).
-    """
-
-    maps: tuple[tuple[Axis, ...], tuple[Axis, ...]]
-    row_axis: int | None
-    col_axis: int | None
-    batch_axes: tuple[int, ...]
-    k: int
-
-
-def _batch_map(shape: tuple[int, ...], nbatch: int) -> list[Axis]:
-    """Batch dims, right-aligned with the output's ``nbatch`` batch axes; size 1 broadcasts."""
-    first = nbatch - len(shape)
-    return [None if n == 1 else first + i for i, n in enumerate(shape)]
-
-
-def _matmul_geometry(node: Node) -> Geometry | None:
-    a, b = (v.shape for v in node.inputs)
-    out = node.type.shape
-    if len(a) == 1 and len(b) == 1:
-        return None  # a dot product: nothing to tile
-    nbatch = len(out) - (len(a) > 1) - (len(b) > 1)
-    row = nbatch if len(a) > 1 else None
-    col = len(out) - 1 if len(b) > 1 else None
-    map_a: list[Axis] = ["k"]
-    if len(a) > 1:
-        map_a = _batch_map(a[:-2], nbatch) + [row, "k"]
-    map_b: list[Axis] = ["k"]
-    if len(b) > 1:
-        map_b = _batch_map(b[:-2], nbatch) + ["k", col]
-    return Geometry((tuple(map_a), tuple(map_b)), row, col, tuple(range(nbatch)), a[-1])
-
-
 def contraction_geometry(node: Node) -> Geometry | None:
-    """The :class:`Geometry` of a ``matmul`` or ``conv2d`` node (None for a dot product)."""
-    if node.op == "matmul":
-        return _matmul_geometry(node)
-    if node.op == "conv2d":  # x: NHWC, w: HWIO; tile over images, output and input channels
-        return Geometry(
-            ((0, None, None, "k"), (None, None, "k", 3)), 0, 3, (), node.inputs[1].shape[2]
-        )
-    return None
+    """The :class:`~chipsim.ir.ops.Geometry` of a contraction node (the op declares it;
+    None for a dot product or an op that is not a contraction)."""
+    opdef = get_op(node.op)
+    if opdef.geometry is None:
+        return None
+    return opdef.geometry([v.type for v in node.inputs], node.type, check_attrs(opdef, node.attrs))
 
 
 def broadcast_map(v: Value, out_shape: tuple[int, ...]) -> tuple[Axis, ...]:
@@ -122,7 +78,7 @@ class BlockedKernel:
 def match_blocked(kernel: KernelSpec) -> BlockedKernel | None:
     """The kernel in blocked form, or None if it is not one contraction plus an epilogue."""
     compute = [n for n in kernel.nodes if n.op != "constant"]
-    if not compute or compute[0].op not in ("matmul", "conv2d"):
+    if not compute:
         return None
     head, epilogue = compute[0], compute[1:]
     geometry = contraction_geometry(head)
@@ -130,7 +86,7 @@ def match_blocked(kernel: KernelSpec) -> BlockedKernel | None:
         return None
     out_shape = head.type.shape
     maps: dict[Value, tuple[Axis, ...]] = {head.output: tuple(range(len(out_shape)))}
-    for v, m in zip(head.inputs, geometry.maps):
+    for v, m in zip(head.inputs, geometry.maps, strict=True):
         maps[v] = m
     for node in epilogue:
         if get_op(node.op).pattern > Pattern.BROADCAST or node.type.shape != out_shape:

@@ -40,7 +40,6 @@ from chipsim.codegen.blocked import (
 )
 from chipsim.codegen.contraction import BlockedKernel, match_blocked
 from chipsim.codegen.kernel import KernelSpec, Location
-from chipsim.codegen.rows import rowed_inputs, tile_attrs
 from chipsim.codegen.units import compute_instrs, immediate_instr
 from chipsim.errors import PlanError
 from chipsim.hw.chip import Chip
@@ -77,6 +76,15 @@ class KernelPlan:
 
 def _align(n: int) -> int:
     return -(-n // ALIGN) * ALIGN
+
+
+def row_flags(node: Node, rows: int) -> tuple[bool, ...] | None:
+    """The op's row rule for ``node`` in a kernel tiled over ``rows`` output rows: per input,
+    sliced with the rows (True) or needed whole (False); None if the node cannot follow."""
+    out = node.type
+    if out.rank == 0 or out.shape[0] != rows:
+        return None
+    return get_op(node.op).row_inputs([v.type for v in node.inputs], out, node.attrs)
 
 
 class _Lowering:
@@ -130,7 +138,7 @@ class _Lowering:
         self.use_rowed: dict[tuple[int, int], bool] = {}
         for i in range(len(self.compute) - 1, -1, -1):
             node = self.compute[i]
-            flags = rowed_inputs(node, rows)
+            flags = row_flags(node, rows)
             if flags is None or not need.get(node.output, True):
                 return 1, {}
             for j, (v, flag) in enumerate(zip(node.inputs, flags)):
@@ -149,8 +157,8 @@ class _Lowering:
         return names
 
     def _is_alias(self, node: Node) -> bool:
-        """A reshape moves no data: its result shares its input's bytes (when it may)."""
-        if node.op != "reshape":
+        """A view (reshape) moves no data: its result shares its input's bytes (when it may)."""
+        if get_op(node.op).moves_data or not node.inputs:
             return False
         if self.spill:
             return node.output not in self.k.outputs
@@ -401,7 +409,8 @@ class _Lowering:
             )
             dst = self._view(node.output, t, split)
             out_type = node.type.with_shape(dst.shape)
-            attrs = check_attrs(get_op(node.op), tile_attrs(node, out_type))
+            opdef = get_op(node.op)
+            attrs = opdef.tile_attrs(check_attrs(opdef, node.attrs), out_type)
             label = node.op if self.plan_.tiles == 1 else f"{node.op} tile {t}"
             instrs += compute_instrs(
                 node, srcs, dst, out_type, attrs, self.chip, self.k.name, label

@@ -1,32 +1,32 @@
 """Unit selection: which execution unit computes a node, and the instruction(s) it takes.
 
+The unit follows from the op's traits in the registry, never from its name:
+
 =====================================  ==============================================
-op                                     unit
+op trait                                unit
 =====================================  ==============================================
-matmul, conv2d (float)                 Tensor Core (conv as im2col tiles)
-matmul, conv2d (integer)               MAC array
-elementwise, broadcast, copies         SIMD
-sum / max / mean, softmax, layernorm   SIMD for the bulk + ALU to combine lane partials
-constant (not placed in DRAM)          ALU writes it as an immediate
+``contraction`` (float dtypes)          Tensor Core (a conv as one im2col product)
+``contraction`` (integer dtypes)        MAC array
+``reduction``                           SIMD for the bulk + ALU to combine lane partials
+anything else                           SIMD, ``vector_slots`` issue slots per element
+a constant not placed in memory         ALU writes it as an immediate
 =====================================  ==============================================
 
+A new execution unit goes into this table (and into the chip's dataclasses and the ISA).
 The instruction computes the node's value with the op registry's own numpy semantics, so a
 kernel's outputs are computed by the simulated program, never copied from elsewhere.
 """
 
 from __future__ import annotations
 
-import math
-
 from chipsim.hw.chip import Chip
-from chipsim.hw.isa import VECTOR_SLOTS, Instr, Operand, mma_ops, simd_ops
+from chipsim.hw.isa import Instr, Operand, mma_ops, simd_ops
 from chipsim.ir.graph import Attrs, Node
-from chipsim.ir.ops import execute, flops
-from chipsim.ir.ops.contraction import conv_geometry, matmul_dims
+from chipsim.ir.ops import execute, get_op
 from chipsim.ir.types import TensorType
 
+#: Element types the tensor core multiplies; integer contractions go to the MAC array.
 TENSOR_DTYPES = ("f16", "bf16", "f32")
-_COMBINES = {"sum": 1, "max": 1, "mean": 1, "softmax": 2, "layernorm": 2}  # reductions per row
 
 
 def _semantics(op: str, attrs: Attrs, out_type: TensorType):
@@ -50,31 +50,25 @@ def compute_instrs(
 
     ``attrs`` are the node's attributes with defaults filled in, adapted to the tile.
     """
-    in_types = [TensorType(s.shape, t.dtype) for s, t in zip(srcs, (v.type for v in node.inputs))]
-    work_flops = flops(node.op, in_types, out_type, attrs)
+    opdef = get_op(node.op)
+    in_types = [TensorType(s.shape, v.dtype) for s, v in zip(srcs, node.inputs, strict=True)]
+    work_flops = int(opdef.flops(in_types, out_type, attrs))
     fn = _semantics(node.op, attrs, out_type)
     label = label or node.op
-    op = node.op
-    if op in ("matmul", "conv2d"):
-        if op == "matmul":
-            batch, m, k, n = matmul_dims(*in_types)
-            batch_n = math.prod(batch)
-        else:
-            nb, oh, ow, cout, _ = conv_geometry(in_types[0], in_types[1], attrs)
-            kh, kw, cin, _ = in_types[1].shape
-            batch_n, m, k, n = 1, nb * oh * ow, kh * kw * cin, cout
+    if opdef.contraction is not None:
+        c = opdef.contraction(in_types, out_type, attrs)
         if out_type.dtype.name in TENSOR_DTYPES:  # tensor-core tiles
-            name, unit, work = "mma", "tensor", mma_ops(chip, m, n, k, batch_n)
+            name, unit, work = "mma", "tensor", mma_ops(chip, c.m, c.n, c.k, c.batch)
         else:  # one multiply-accumulate per output element per k
-            name, unit, work = "mac", "mac", batch_n * m * n * k
+            name, unit, work = "mac", "mac", c.batch * c.m * c.n * c.k
         return [
             Instr(
                 name, unit, srcs, (dst,), work=work, hw_ops=work, flops=work_flops, fn=fn,
                 kernel=kernel, label=label,
             )
         ]  # fmt: skip
-    slots = VECTOR_SLOTS.get(op, 1)
-    elements = max(in_types[0].numel if op in _COMBINES else out_type.numel, 1)
+    slots = opdef.vector_slots
+    elements = opdef.vector_elements(in_types, out_type)
     instrs = [
         Instr(
             "vec",
@@ -89,15 +83,10 @@ def compute_instrs(
             label=label,
         )
     ]
-    if op in _COMBINES:
-        # the lanes hold partial results; the scalar unit folds them (lanes - 1 ops per row)
-        rows = max(
-            out_type.numel
-            if op in ("sum", "max", "mean")
-            else out_type.numel // max(out_type.shape[-1], 1),
-            1,
-        )
-        ops = rows * _COMBINES[op] * max(chip.simd.lanes - 1, 1)
+    if opdef.reduction is not None:
+        # the lanes hold partial results; the scalar unit folds them (lanes - 1 ops each)
+        r = opdef.reduction(in_types, out_type, attrs)
+        ops = r.count * r.passes * max(chip.simd.lanes - 1, 1)
         instrs.append(
             Instr(
                 "scalar",

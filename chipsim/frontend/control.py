@@ -1,4 +1,5 @@
-"""Control flow that a static graph can hold: ``where`` (elementwise) and ``cond``."""
+"""Control flow that a static graph can hold: ``cond`` (``where``, its elementwise
+sibling, is an op: :func:`chipsim.where`)."""
 
 from __future__ import annotations
 
@@ -6,19 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from chipsim.errors import TraceError
-from chipsim.frontend.dispatch import apply
-
-
-def where(condition: Any, a: Any, b: Any) -> Any:
-    """Elementwise choice: ``a`` where ``condition`` is true, else ``b`` (numpy broadcasting).
-
-    Example:
-        >>> import chipsim as cs
-        >>> x = cs.tensor([-1.0, 2.0])
-        >>> cs.where(x > 0, x, 0.0).numpy()
-        array([0., 2.], dtype=float32)
-    """
-    return apply("where", (condition, a, b), {})
+from chipsim.frontend.functions import FUNCTIONS
 
 
 def cond(
@@ -64,5 +53,5 @@ def cond(
                 f"{getattr(f, 'type', f)}; both branches must return the same "
                 "shapes and dtypes"
             )
-        results.append(where(pred.reshape(()) if pred.shape else pred, t, f))
+        results.append(FUNCTIONS["where"](pred.reshape(()) if pred.shape else pred, t, f))
     return results[0] if not isinstance(t_out, (tuple, list)) else type(t_out)(results)

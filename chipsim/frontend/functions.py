@@ -1,122 +1,70 @@
-"""The op functions of the public API. Each works eagerly and while tracing.
+"""The op functions of the public API, one per op of the registry: ``chipsim.relu(x)``,
+``chipsim.sum(x, axes=-1)``, ``chipsim.conv2d(x, w, stride=2)``...
 
-They are thin: the meaning of every op lives once, in the op registry (chipsim.ir.ops).
+They are built here from each :class:`~chipsim.ir.ops.OpDef` (its tensor inputs, then its
+attributes with their defaults), so an op added to the registry is at once a function of
+``chipsim`` and a method of every tensor (``x.relu()``). Each works eagerly and while tracing.
+
+Example:
+    >>> import inspect, chipsim as cs
+    >>> str(inspect.signature(cs.softmax))
+    '(x, axis=-1)'
+    >>> cs.sum(cs.tensor([[1.0, 2.0], [3.0, 4.0]]), axes=-1).numpy()
+    array([3., 7.], dtype=float32)
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import inspect
+from collections.abc import Callable
 from typing import Any
 
 from chipsim.frontend.dispatch import apply
+from chipsim.ir.ops import OPS, OpDef
 
 
-def _unary(op: str):
-    def fn(x: Any) -> Any:
-        return apply(op, (x,), {})
+def op_function(opdef: OpDef) -> Callable[..., Any]:
+    """The public function of ``opdef``: tensor parameters first, then its attributes."""
+    lo, _ = opdef.arity
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    params = [
+        inspect.Parameter(name, kind, default=inspect.Parameter.empty if i < lo else None)
+        for i, name in enumerate(opdef.inputs)
+    ]
+    for name, spec in opdef.attrs.items():
+        default = inspect.Parameter.empty if spec.required else spec.default
+        params.append(inspect.Parameter(name, kind, default=default))
+    signature = inspect.Signature(params)
+    n_inputs = len(opdef.inputs)
 
-    fn.__name__ = op
-    fn.__doc__ = f"Elementwise ``{op}`` of a tensor (see chipsim.ir.ops for its definition)."
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        values = list(bound.arguments.values())
+        if opdef.variadic:
+            operands = tuple(values[0])
+        else:  # optional inputs left out (None) are not operands
+            operands = tuple(v for v in values[:n_inputs] if v is not None)
+        attrs = dict(zip(opdef.attrs, values[n_inputs:], strict=True))
+        return apply(opdef.name, operands, attrs)
+
+    fn.__name__ = fn.__qualname__ = opdef.name
+    fn.__module__ = "chipsim"
+    fn.__signature__ = signature  # type: ignore[attr-defined]
+    args = [
+        f"    {name}: {'tensors' if opdef.variadic else 'a tensor'}"
+        + (" (optional)" if i >= lo and not opdef.variadic else "")
+        for i, name in enumerate(opdef.inputs)
+    ]
+    args += [f"    {k}: {spec.doc}" for k, spec in opdef.attrs.items()]
+    fn.__doc__ = opdef.doc[:1].upper() + opdef.doc[1:] + ".\n\nArgs:\n" + "\n".join(args)
     return fn
 
 
-def _binary(op: str):
-    def fn(a: Any, b: Any) -> Any:
-        return apply(op, (a, b), {})
+#: name -> public function, for every public op of the registry (in name order).
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    name: op_function(OPS[name]) for name in sorted(OPS) if OPS[name].public
+}
+globals().update(FUNCTIONS)
 
-    fn.__name__ = op
-    fn.__doc__ = f"Elementwise ``{op}`` of two tensors with numpy broadcasting."
-    return fn
-
-
-neg, exp, log, sqrt, rsqrt, tanh, sigmoid, relu, gelu = (
-    _unary(n) for n in ("neg", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu")
-)
-add, sub, mul, div, maximum, minimum, gt, lt, ge, le, eq = (
-    _binary(n)
-    for n in ("add", "sub", "mul", "div", "maximum", "minimum", "gt", "lt", "ge", "le", "eq")
-)
-
-
-def matmul(a: Any, b: Any) -> Any:
-    """``a @ b`` with numpy's batching and broadcasting rules."""
-    return apply("matmul", (a, b), {})
-
-
-def cast(x: Any, dtype: str) -> Any:
-    """Convert to another element type, e.g. ``cast(x, "f16")``."""
-    return apply("cast", (x,), {"to": str(dtype)})
-
-
-def transpose(x: Any, perm: Sequence[int] | None = None) -> Any:
-    """Permute axes (reverse them if ``perm`` is None)."""
-    return apply("transpose", (x,), {"perm": None if perm is None else tuple(perm)})
-
-
-def reshape(x: Any, shape: Sequence[int]) -> Any:
-    """Same elements, new shape (one ``-1`` allowed)."""
-    return apply("reshape", (x,), {"shape": tuple(shape)})
-
-
-def broadcast_to(x: Any, shape: Sequence[int]) -> Any:
-    return apply("broadcast_to", (x,), {"shape": tuple(shape)})
-
-
-def concat(tensors: Sequence[Any], axis: int = 0) -> Any:
-    """Join tensors along ``axis``."""
-    return apply("concat", tuple(tensors), {"axis": axis})
-
-
-def slice(
-    x: Any,
-    starts: Sequence[int],
-    stops: Sequence[int],  # noqa: A001 - op name
-    steps: Sequence[int] | None = None,
-) -> Any:
-    """``x[starts[0]:stops[0]:steps[0], ...]`` on the leading axes."""
-    return apply(
-        "slice",
-        (x,),
-        {
-            "starts": tuple(starts),
-            "stops": tuple(stops),
-            "steps": None if steps is None else tuple(steps),
-        },
-    )
-
-
-def _axes(axes: Any) -> Any:
-    return None if axes is None else ((axes,) if isinstance(axes, int) else tuple(axes))
-
-
-def sum(x: Any, axes: Any = None, keepdims: bool = False) -> Any:  # noqa: A001 - op name
-    return apply("sum", (x,), {"axes": _axes(axes), "keepdims": keepdims})
-
-
-def max(x: Any, axes: Any = None, keepdims: bool = False) -> Any:  # noqa: A001 - op name
-    return apply("max", (x,), {"axes": _axes(axes), "keepdims": keepdims})
-
-
-def mean(x: Any, axes: Any = None, keepdims: bool = False) -> Any:
-    return apply("mean", (x,), {"axes": _axes(axes), "keepdims": keepdims})
-
-
-def softmax(x: Any, axis: int = -1) -> Any:
-    return apply("softmax", (x,), {"axis": axis})
-
-
-def layernorm(x: Any, weight: Any = None, bias: Any = None, eps: float = 1e-5) -> Any:
-    """Normalise the last axis; optionally scale by ``weight`` and shift by ``bias``."""
-    if (weight is None) != (bias is None):  # None would otherwise become a scalar constant
-        from chipsim.errors import ShapeError
-
-        raise ShapeError("layernorm: give both weight and bias, or neither")
-    operands = (x,) if weight is None else (x, weight, bias)
-    return apply("layernorm", operands, {"eps": eps})
-
-
-def conv2d(x: Any, w: Any, stride: Any = 1, padding: Any = "valid") -> Any:
-    """2-D convolution, ``x`` in NHWC layout, ``w`` in HWIO layout."""
-    stride = tuple(stride) if isinstance(stride, (list, tuple)) else stride
-    padding = tuple(padding) if isinstance(padding, (list, tuple)) else padding
-    return apply("conv2d", (x, w), {"stride": stride, "padding": padding})
+__all__ = [*FUNCTIONS]

@@ -7,6 +7,7 @@ runs eagerly, as one kernel, on the current device. One op library, two front en
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from chipsim.ir.dtypes import DType
@@ -92,47 +93,17 @@ class TensorBase:
     __hash__ = object.__hash__
 
     # methods --------------------------------------------------------------------------------
-    def exp(self) -> Any:
-        return _op("exp", self)
+    def __getattr__(self, name: str) -> Any:
+        """Every op of the registry is a method: ``x.relu()``, ``x.sum(axes=-1)``...
 
-    def log(self) -> Any:
-        return _op("log", self)
+        (Only called for names the class does not define: the public op functions are
+        looked up by name, with the tensor as first argument.)
+        """
+        from chipsim.frontend.functions import FUNCTIONS  # imports this module: import late
 
-    def sqrt(self) -> Any:
-        return _op("sqrt", self)
-
-    def rsqrt(self) -> Any:
-        return _op("rsqrt", self)
-
-    def tanh(self) -> Any:
-        return _op("tanh", self)
-
-    def sigmoid(self) -> Any:
-        return _op("sigmoid", self)
-
-    def relu(self) -> Any:
-        return _op("relu", self)
-
-    def gelu(self) -> Any:
-        return _op("gelu", self)
-
-    def sum(self, axes: Any = None, keepdims: bool = False) -> Any:
-        from chipsim.frontend import functions
-
-        return functions.sum(self, axes, keepdims)
-
-    def max(self, axes: Any = None, keepdims: bool = False) -> Any:
-        from chipsim.frontend import functions
-
-        return functions.max(self, axes, keepdims)
-
-    def mean(self, axes: Any = None, keepdims: bool = False) -> Any:
-        from chipsim.frontend import functions
-
-        return functions.mean(self, axes, keepdims)
-
-    def softmax(self, axis: int = -1) -> Any:
-        return _op("softmax", self, axis=axis)
+        if name.startswith("_") or name not in FUNCTIONS:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return functools.partial(FUNCTIONS[name], self)
 
     def reshape(self, *shape: Any) -> Any:
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):

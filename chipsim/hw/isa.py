@@ -68,38 +68,6 @@ STORAGE: dict[str, tuple[str, int]] = {
     "u8": ("uint8", 1),
 }
 
-#: Vector-unit issue slots per element. Cheap arithmetic takes one slot; transcendental
-#: functions run as short polynomial sequences (several slots), as on real vector units.
-#: A slot never does more than two FLOPs, so no op beats the vector FLOP/s peak.
-VECTOR_SLOTS: dict[str, int] = {
-    "add": 1,
-    "sub": 1,
-    "mul": 1,
-    "neg": 1,
-    "relu": 1,
-    "maximum": 1,
-    "minimum": 1,
-    "gt": 1,
-    "lt": 1,
-    "eq": 1,
-    "where": 1,
-    "cast": 1,
-    "copy": 1,
-    "sum": 1,
-    "max": 1,
-    "mean": 1,
-    "div": 4,
-    "exp": 4,
-    "log": 4,
-    "sqrt": 4,
-    "rsqrt": 4,
-    "tanh": 6,
-    "sigmoid": 6,
-    "gelu": 8,
-    "softmax": 8,
-    "layernorm": 8,
-}
-
 
 @dataclass(frozen=True, slots=True)
 class Operand:

@@ -41,8 +41,8 @@ import numpy as np
 
 from chipsim.compiler import compile as compile_graph
 from chipsim.errors import OutOfMemoryError
-from chipsim.frontend.control import where
 from chipsim.frontend.eager import Tensor
+from chipsim.frontend.functions import where
 from chipsim.frontend.tracing import trace
 from chipsim.hw.allocator import MemorySample
 from chipsim.hw.chip import Chip, get_chip

@@ -63,7 +63,7 @@ def estimate_only_fusion(graph, chip):
         (linear_relu(1), ["fused_matmul_add_relu"]),
         (linear_relu(2), ["fused_matmul_add_relu"]),
         (mlp(), ["fused_matmul_add_relu", "fused_matmul_add", "fused_relu_matmul_add"]),
-        (small_cnn(), ["fused_conv2d_add_relu", "fused_conv2d_add_relu_1", "mean"]),
+        (small_cnn(), ["fused_conv2d_add_relu", "fused_conv2d_add_relu_mean"]),
     ],
     ids=["linear_relu_rank1", "linear_relu_rank2", "mlp", "small_cnn"],
 )

@@ -32,6 +32,7 @@ UNARY = [
     ("sigmoid", A, _sigmoid),
     ("relu", A, lambda x: np.maximum(x, 0)),
     ("gelu", A, _gelu),
+    ("silu", A, lambda x: x * _sigmoid(x)),
 ]
 
 
@@ -382,6 +383,20 @@ def test_softmax_and_layernorm():
         cs.layernorm(cs.tensor(x), cs.tensor(w[:3]), cs.tensor(bias))
     with pytest.raises(cs.ShapeError, match="give both weight and bias"):
         cs.layernorm(cs.tensor(x), cs.tensor(w))
+
+
+def test_rmsnorm_matches_numpy():
+    x = X3 * 10
+    w = RNG.standard_normal(4).astype(np.float32)
+    norm = x / np.sqrt((x.astype(np.float64) ** 2).mean(-1, keepdims=True) + 1e-6)
+    np.testing.assert_allclose(cs.rmsnorm(cs.tensor(x)).numpy(), norm, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        cs.rmsnorm(cs.tensor(x), cs.tensor(w)).numpy(), norm * w, rtol=1e-5, atol=1e-6
+    )
+    with pytest.raises(cs.ShapeError, match="rmsnorm weight must be f32\\[4\\]"):
+        cs.rmsnorm(cs.tensor(x), cs.tensor(w[:3]))
+    with pytest.raises(cs.IRError, match="last axis only"):
+        cs.rmsnorm(cs.tensor(x), axis=0)
 
 
 def test_bf16_scalars_keep_their_shape():

@@ -1,11 +1,22 @@
-"""The op library: importing this package registers every op."""
+"""The op library. Importing this package registers every op.
 
-from chipsim.ir.ops import contraction, elementwise, reduce, shape_ops  # noqa: F401  (register)
+Every module of this package is imported here, in name order, so an op module registers its
+ops by being present: to add an op, add its :class:`OpDef` to a module here (or a new module
+here) and nothing else. The registry itself is :mod:`chipsim.ir.ops.registry`.
+"""
+
+import importlib
+import pkgutil
+
 from chipsim.ir.ops.registry import (
     OPS,
     AttrSpec,
+    Contraction,
+    Example,
+    Geometry,
     OpDef,
     Pattern,
+    Reduction,
     check_arity,
     check_attrs,
     execute,
@@ -14,11 +25,18 @@ from chipsim.ir.ops.registry import (
     infer_type,
 )
 
+for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+    importlib.import_module(f"{__name__}.{_module}")
+
 __all__ = [
     "OPS",
     "AttrSpec",
+    "Contraction",
+    "Example",
+    "Geometry",
     "OpDef",
     "Pattern",
+    "Reduction",
     "check_arity",
     "check_attrs",
     "execute",

@@ -8,9 +8,19 @@ from collections.abc import Sequence
 import numpy as np
 
 from chipsim.errors import ShapeError
+from chipsim.ir.dtypes import f32, i32
 from chipsim.ir.graph import Attrs
 from chipsim.ir.ops.elementwise import broadcast_shapes
-from chipsim.ir.ops.registry import AttrSpec, OpDef, Pattern, register
+from chipsim.ir.ops.registry import (
+    AttrSpec,
+    Axis,
+    Contraction,
+    Example,
+    Geometry,
+    OpDef,
+    Pattern,
+    register,
+)
 from chipsim.ir.types import TensorType
 
 
@@ -47,6 +57,43 @@ def _matmul_flops(ins: Sequence[TensorType], out: TensorType, attrs: Attrs) -> i
     return 2 * math.prod(batch) * m * k * n
 
 
+def _matmul_rows(ins: Sequence[TensorType], out: TensorType, attrs: Attrs):
+    a, b = ins
+    if a.rank == 2 and b.rank == 1:  # W @ x: row i of y needs row i of W, all of x
+        return (True, False)
+    if a.rank < 2 or a.rank != out.rank:  # x @ W with x a vector: columns, not rows
+        return None
+    rows = out.shape[0]  # b follows the rows only through a batch axis (b's axis 0 is K if 2-D)
+    return (a.shape[0] == rows, b.rank >= 3 and b.rank == out.rank and b.shape[0] == rows)
+
+
+def _matmul_contraction(ins: Sequence[TensorType], out: TensorType, attrs: Attrs) -> Contraction:
+    batch, m, k, n = matmul_dims(*ins)
+    return Contraction(math.prod(batch), m, k, n)
+
+
+def _batch_map(shape: tuple[int, ...], nbatch: int) -> list[Axis]:
+    """Batch dims, right-aligned with the output's ``nbatch`` batch axes; size 1 broadcasts."""
+    first = nbatch - len(shape)
+    return [None if n == 1 else first + i for i, n in enumerate(shape)]
+
+
+def _matmul_geometry(ins: Sequence[TensorType], out: TensorType, attrs: Attrs) -> Geometry | None:
+    a, b = (t.shape for t in ins)
+    if len(a) == 1 and len(b) == 1:
+        return None  # a dot product: nothing to tile
+    nbatch = out.rank - (len(a) > 1) - (len(b) > 1)
+    row = nbatch if len(a) > 1 else None
+    col = out.rank - 1 if len(b) > 1 else None
+    map_a: list[Axis] = ["k"]
+    if len(a) > 1:
+        map_a = _batch_map(a[:-2], nbatch) + [row, "k"]
+    map_b: list[Axis] = ["k"]
+    if len(b) > 1:
+        map_b = _batch_map(b[:-2], nbatch) + ["k", col]
+    return Geometry((tuple(map_a), tuple(map_b)), row, col, tuple(range(nbatch)), a[-1])
+
+
 register(
     OpDef(
         "matmul",
@@ -56,6 +103,17 @@ register(
         lambda a, attrs: np.matmul(a[0], a[1]),
         _matmul_flops,
         doc="a @ b with numpy's batching and broadcasting rules",
+        inputs=("a", "b"),
+        rows=_matmul_rows,
+        contraction=_matmul_contraction,
+        geometry=_matmul_geometry,
+        examples=(
+            Example((TensorType((64, 48), f32), TensorType((48, 32), f32))),
+            Example((TensorType((48, 64), f32), TensorType((64,), f32))),
+            Example((TensorType((4, 16, 24), f32), TensorType((4, 24, 16), f32))),
+            Example((TensorType((24,), f32), TensorType((24, 16), f32))),
+            Example((TensorType((32, 24), i32), TensorType((24, 16), i32))),
+        ),
     )
 )
 
@@ -139,6 +197,18 @@ def _conv_flops(ins: Sequence[TensorType], out: TensorType, attrs: Attrs) -> int
     return 2 * out.numel * kh * kw * cin
 
 
+def _conv_contraction(ins: Sequence[TensorType], out: TensorType, attrs: Attrs) -> Contraction:
+    """A conv as one matrix product (im2col): output pixels x (kh * kw * cin) x cout."""
+    kh, kw, cin, cout = ins[1].shape
+    return Contraction(1, out.numel // max(cout, 1), kh * kw * cin, cout)
+
+
+def _conv_geometry(ins: Sequence[TensorType], out: TensorType, attrs: Attrs) -> Geometry:
+    """Tiles over images (rows), output channels (columns) and input channels (inner): a
+    conv is a sum over input channels, so partial sums add up."""
+    return Geometry(((0, None, None, "k"), (None, None, "k", 3)), 0, 3, (), ins[1].shape[2], 1)
+
+
 register(
     OpDef(
         "conv2d",
@@ -154,5 +224,16 @@ register(
             ),
         },
         doc="2-D convolution: x NHWC, w HWIO (kh, kw, in, out)",
+        inputs=("x", "w"),
+        rows=lambda ins, out, attrs: (True, False),  # a block of images needs every filter
+        contraction=_conv_contraction,
+        geometry=_conv_geometry,
+        examples=(
+            Example((TensorType((2, 10, 10, 3), f32), TensorType((3, 3, 3, 8), f32))),
+            Example(
+                (TensorType((2, 9, 9, 4), f32), TensorType((3, 3, 4, 8), f32)),
+                {"stride": 2, "padding": "same"},
+            ),
+        ),
     )
 )

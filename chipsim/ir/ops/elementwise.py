@@ -7,9 +7,17 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from chipsim.errors import ShapeError
-from chipsim.ir.dtypes import boolean, dtype
+from chipsim.ir.dtypes import boolean, dtype, f32
 from chipsim.ir.graph import Attrs, ConstData
-from chipsim.ir.ops.registry import AttrSpec, OpDef, Pattern, register
+from chipsim.ir.ops.registry import (
+    AttrSpec,
+    Example,
+    OpDef,
+    Pattern,
+    no_flops,
+    per_element,
+    register,
+)
 from chipsim.ir.types import TensorType
 
 
@@ -53,12 +61,13 @@ def _no_bool(types: Sequence[TensorType], what: str) -> None:
             )
 
 
-def _per_element(n: int):
-    return lambda ins, out, attrs: n * out.numel
-
-
 def _unary(
-    name: str, fn: Callable[[np.ndarray], np.ndarray], flops: int, float_only: bool, doc: str
+    name: str,
+    fn: Callable[[np.ndarray], np.ndarray],
+    flops: int,
+    float_only: bool,
+    doc: str,
+    slots: int = 1,
 ) -> None:
     def infer(ins: Sequence[TensorType], attrs: Attrs) -> TensorType:
         if float_only:
@@ -74,8 +83,10 @@ def _unary(
             (1, 1),
             infer,
             lambda a, attrs: fn(a[0]),
-            _per_element(flops),
+            per_element(flops),
             doc=doc,
+            vector_slots=slots,
+            examples=(Example((TensorType((64, 48), f32),), low=0.1 if float_only else None),),
         )
     )
 
@@ -87,6 +98,7 @@ def _binary(
     result_bool: bool,
     doc: str,
     float_only: bool = False,
+    slots: int = 1,
 ) -> None:
     def infer(ins: Sequence[TensorType], attrs: Attrs) -> TensorType:
         _same_dtype(ins)
@@ -104,8 +116,15 @@ def _binary(
             (2, 2),
             infer,
             lambda a, attrs: fn(a[0], a[1]),
-            _per_element(flops),
+            per_element(flops),
             doc=doc,
+            inputs=("a", "b"),
+            vector_slots=slots,
+            examples=(
+                Example((TensorType((64, 48), f32), TensorType((64, 48), f32)), low=0.5),
+                Example((TensorType((64, 48), f32), TensorType((48,), f32)), low=0.5),
+                Example((TensorType((64, 48), f32), TensorType((64, 1), f32)), low=0.5),
+            ),
         )
     )
 
@@ -120,16 +139,20 @@ def _gelu(x: np.ndarray) -> np.ndarray:
     return 0.5 * x * (1.0 + np.tanh(c * (x + np.asarray(0.044715, x.dtype) * x**3)))
 
 
+# name, numpy function, FLOPs per element, float inputs only, doc, SIMD slots per element
+# (cheap arithmetic takes one slot; transcendental functions run as short polynomial
+# sequences, several slots, as on real vector units)
 _UNARY = [
-    ("neg", np.negative, 1, False, "-x"),
-    ("exp", np.exp, 1, True, "e ** x"),
-    ("log", np.log, 1, True, "natural logarithm"),
-    ("sqrt", np.sqrt, 1, True, "square root"),
-    ("rsqrt", lambda x: 1.0 / np.sqrt(x), 2, True, "1 / sqrt(x)"),
-    ("tanh", np.tanh, 1, True, "hyperbolic tangent"),
-    ("sigmoid", _sigmoid, 4, True, "1 / (1 + exp(-x))"),
-    ("relu", lambda x: np.maximum(x, np.zeros((), x.dtype)), 1, False, "max(x, 0)"),
-    ("gelu", _gelu, 8, True, "GELU, tanh approximation"),
+    ("neg", np.negative, 1, False, "-x", 1),
+    ("exp", np.exp, 1, True, "e ** x", 4),
+    ("log", np.log, 1, True, "natural logarithm", 4),
+    ("sqrt", np.sqrt, 1, True, "square root", 4),
+    ("rsqrt", lambda x: 1.0 / np.sqrt(x), 2, True, "1 / sqrt(x)", 4),
+    ("tanh", np.tanh, 1, True, "hyperbolic tangent", 6),
+    ("sigmoid", _sigmoid, 4, True, "1 / (1 + exp(-x))", 6),
+    ("relu", lambda x: np.maximum(x, np.zeros((), x.dtype)), 1, False, "max(x, 0)", 1),
+    ("gelu", _gelu, 8, True, "GELU, tanh approximation", 8),
+    ("silu", lambda x: x * _sigmoid(x), 5, True, "x * sigmoid(x) (SiLU or swish, as in LLaMA)", 7),
 ]
 _BINARY = [
     ("add", np.add, 1, False, "a + b"),
@@ -147,7 +170,7 @@ for _args in _UNARY:
     _unary(*_args)
 for _args in _BINARY:
     _binary(*_args)
-_binary("div", np.divide, 1, False, "a / b (floating point only)", float_only=True)
+_binary("div", np.divide, 1, False, "a / b (floating point only)", float_only=True, slots=4)
 
 
 def _infer_where(ins: Sequence[TensorType], attrs: Attrs) -> TensorType:
@@ -165,8 +188,15 @@ register(
         (3, 3),
         _infer_where,
         lambda a, attrs: np.where(a[0], a[1], a[2]),
-        _per_element(1),
-        doc="where(cond, a, b): a where cond is true, else b",
+        per_element(1),
+        doc="where(condition, a, b): a where the condition is true, else b (elementwise, "
+        "with broadcasting); a static graph's way to choose between values",
+        inputs=("condition", "a", "b"),
+        examples=(
+            Example(
+                (TensorType((64, 48), boolean), TensorType((64, 48), f32), TensorType((), f32))
+            ),
+        ),
     )
 )
 
@@ -182,11 +212,12 @@ register(
         (1, 1),
         lambda ins, attrs: ins[0].with_dtype(attrs["to"]),
         lambda a, attrs: a[0].astype(dtype(attrs["to"]).numpy),
-        _per_element(1),
+        per_element(1),
         attrs={
             "to": AttrSpec(required=True, check=_check_dtype, doc="target dtype name, e.g. 'f16'")
         },
-        doc="convert element type",
+        doc="convert to another element type, e.g. cast(x, 'f16')",
+        examples=(Example((TensorType((64, 48), f32),), {"to": "f16"}),),
     )
 )
 
@@ -204,9 +235,11 @@ register(
         (0, 0),
         lambda ins, attrs: TensorType(attrs["value"].shape, attrs["value"].dtype),
         lambda a, attrs: attrs["value"].array(),
-        lambda ins, out, attrs: 0,
+        no_flops,
         attrs={"value": AttrSpec(required=True, check=_check_const, doc="the constant's data")},
         doc="a tensor known when the graph is built (weights, literals)",
+        inputs=(),
         moves_data=False,
+        public=False,
     )
 )

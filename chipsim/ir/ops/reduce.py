@@ -1,4 +1,4 @@
-"""Reductions over axes, and the two normalisation ops built on them (softmax, layernorm)."""
+"""Reductions over axes, and the normalisations built on them (softmax, layernorm)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from chipsim.errors import ShapeError
+from chipsim.ir.dtypes import f32
 from chipsim.ir.graph import Attrs
 from chipsim.ir.ops.registry import (
     AttrSpec,
+    Example,
     OpDef,
     Pattern,
+    Reduction,
     a_bool,
     a_float,
     an_int,
@@ -42,6 +45,11 @@ def _infer_reduce(ins: Sequence[TensorType], attrs: Attrs) -> TensorType:
     return t.with_shape(shape)
 
 
+def _reduce_rows(ins: Sequence[TensorType], out: TensorType, attrs: Attrs):
+    """Row-wise unless axis 0 (of the *input*) is reduced."""
+    return None if 0 in reduced_axes(ins[0], attrs["axes"]) else (True,)
+
+
 def _reduction(name: str, fn, extra_flops: int, doc: str) -> None:
     def compute(a: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
         axes = reduced_axes(TensorType(a[0].shape, "f32"), attrs["axes"])
@@ -64,6 +72,14 @@ def _reduction(name: str, fn, extra_flops: int, doc: str) -> None:
                 ),
             },
             doc=doc,
+            rows=_reduce_rows,
+            reduction=lambda ins, out, attrs: Reduction(max(out.numel, 1)),
+            examples=(
+                Example((TensorType((64, 48), f32),), {"axes": (-1,)}),
+                Example((TensorType((64, 48), f32),), {"axes": (1,), "keepdims": True}),
+                Example((TensorType((8, 6, 16), f32),), {"axes": (0,)}),
+                Example((TensorType((64, 48), f32),), {}),
+            ),
         )
     )
 
@@ -87,6 +103,11 @@ def _softmax(a: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
     return e / np.sum(e, axis=attrs["axis"], keepdims=True)
 
 
+def _along_axis(out: TensorType, axis: int, passes: int) -> Reduction:
+    """One reduction per slice along ``axis``."""
+    return Reduction(max(out.numel // max(out.shape[axis], 1), 1), passes)
+
+
 register(
     OpDef(
         "softmax",
@@ -97,19 +118,37 @@ register(
         lambda ins, out, attrs: 5 * out.numel,
         attrs={"axis": AttrSpec(default=-1, check=an_int, doc="axis to normalise over")},
         doc="exp(x - max) / sum(exp(x - max)) along an axis (numerically stable)",
+        vector_slots=8,
+        rows=lambda ins, out, attrs: None if attrs["axis"] % out.rank == 0 else (True,),
+        reduction=lambda ins, out, attrs: _along_axis(out, attrs["axis"], passes=2),
+        examples=(
+            Example((TensorType((64, 48), f32),)),
+            Example((TensorType((64, 48), f32),), {"axis": 0}),
+        ),
     )
 )
+
+
+def _last_axis(axis: int) -> int:
+    if axis != -1:
+        raise ValueError("the op normalises the last axis only; use axis=-1")
+    return axis
+
+
+def _affine_params(x: TensorType, params: Sequence[TensorType], roles: Sequence[str]) -> None:
+    """Check per-feature parameters (a weight, a bias): each ``x.dtype[last dim]``."""
+    last = (x.shape[-1],) if x.rank else ()
+    for t, role in zip(params, roles, strict=False):
+        if t.shape != last or t.dtype != x.dtype:
+            want = f"{x.dtype}[{last[0] if last else ''}]"
+            raise ShapeError(f"{role} must be {want}, got {t}")
 
 
 def _infer_layernorm(ins: Sequence[TensorType], attrs: Attrs) -> TensorType:
     x = _float_same(ins, attrs)
     if len(ins) == 2:
         raise ShapeError("give both weight and bias, or neither")
-    last = (x.shape[-1],) if x.rank else ()
-    for t, role in zip(ins[1:], ("weight", "bias")):
-        if t.shape != last or t.dtype != x.dtype:
-            want = f"{x.dtype}[{last[0] if last else ''}]"
-            raise ShapeError(f"layernorm {role} must be {want}, got {t}")
+    _affine_params(x, ins[1:], ("layernorm weight", "layernorm bias"))
     return x
 
 
@@ -121,6 +160,12 @@ def _layernorm(a: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
     if len(a) == 3:
         y = y * a[1] + a[2]
     return y
+
+
+def _last_axis_rows(ins: Sequence[TensorType], out: TensorType, attrs: Attrs):
+    """Normalising the last axis is row-wise unless that axis is the only one; the
+    per-feature parameters are needed whole by every row."""
+    return None if out.rank < 2 else (True,) + (False,) * (len(ins) - 1)
 
 
 register(
@@ -136,11 +181,51 @@ register(
             "eps": AttrSpec(default=1e-5, check=a_float, doc="added to the variance"),
         },
         doc="normalise the last axis to mean 0, variance 1, then scale and shift",
+        inputs=("x", "weight", "bias"),
+        vector_slots=8,
+        rows=_last_axis_rows,
+        reduction=lambda ins, out, attrs: _along_axis(out, -1, passes=2),
+        examples=(
+            Example((TensorType((64, 48), f32),)),
+            Example((TensorType((64, 48), f32), TensorType((48,), f32), TensorType((48,), f32))),
+        ),
     )
 )
 
 
-def _last_axis(axis: int) -> int:
-    if axis != -1:
-        raise ValueError("layernorm normalises the last axis only; use axis=-1")
-    return axis
+def _infer_rmsnorm(ins: Sequence[TensorType], attrs: Attrs) -> TensorType:
+    x = _float_same(ins, attrs)
+    _affine_params(x, ins[1:], ("rmsnorm weight",))
+    return x
+
+
+def _rmsnorm(a: Sequence[np.ndarray], attrs: Attrs) -> np.ndarray:
+    x = a[0]
+    mean_square = np.mean(x * x, axis=-1, keepdims=True)
+    y = x / np.sqrt(mean_square + np.asarray(attrs["eps"], x.dtype))
+    return y * a[1] if len(a) == 2 else y
+
+
+register(
+    OpDef(
+        "rmsnorm",
+        Pattern.REDUCTION,
+        (1, 2),
+        _infer_rmsnorm,
+        _rmsnorm,
+        lambda ins, out, attrs: 4 * out.numel,
+        attrs={
+            "axis": AttrSpec(default=-1, check=lambda v: _last_axis(an_int(v)), doc="must be -1"),
+            "eps": AttrSpec(default=1e-6, check=a_float, doc="added to the mean square"),
+        },
+        doc="scale the last axis to root-mean-square 1, then by a weight (LLaMA's norm)",
+        inputs=("x", "weight"),
+        vector_slots=4,
+        rows=_last_axis_rows,
+        reduction=lambda ins, out, attrs: _along_axis(out, -1, passes=1),
+        examples=(
+            Example((TensorType((64, 48), f32),)),
+            Example((TensorType((64, 48), f32), TensorType((48,), f32))),
+        ),
+    )
+)

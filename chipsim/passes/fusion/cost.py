@@ -18,7 +18,8 @@ the **sum** of its kernels' times: the cost-aware step adds these estimates up.
   compiler's SRAM arena when they are small (:func:`on_chip_limit`), else they cross the DRAM
   bus: this is what fusion saves on large, memory-bound tensors.
 * **Compute.** Tensor-core FLOPs (matmul sides rounded up to whole tiles) over its peak, plus
-  vector element-slots (:data:`VECTOR_SLOTS`: ``exp`` costs 4 per element) over the SIMD lanes.
+  vector element-slots (each op's ``vector_slots``: ``exp`` costs 4 per element) over the
+  SIMD lanes.
 * **Overlap.** A kernel tiled over its rows streams: DMA for the next tile runs while the
   units compute this one, so time is the *max* of compute and traffic. A kernel that mixes
   rows (a transpose, a reduction over axis 0) cannot be cut into row tiles: it loads
@@ -59,24 +60,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chipsim.ir.graph import Graph, Node, Value
-from chipsim.ir.ops import Pattern, flops, get_op
-
-#: Vector instructions per element of the ops that cost more than one (transcendentals,
-#: ops that pass over a row twice). Everything else costs one slot per element. This mirrors
-#: ``chipsim.hw.isa.VECTOR_SLOTS`` (passes may not import the hardware room);
-#: tests/passes_fusion/test_cost.py checks that the two agree.
-VECTOR_SLOTS = {
-    "div": 4,
-    "exp": 4,
-    "log": 4,
-    "sqrt": 4,
-    "rsqrt": 4,
-    "tanh": 6,
-    "sigmoid": 6,
-    "gelu": 8,
-    "softmax": 8,
-    "layernorm": 8,
-}
+from chipsim.ir.ops import check_attrs, get_op
 
 
 def on_chip_limit(chip: Any) -> int:
@@ -130,29 +114,21 @@ def _dram_traffic(graph: Graph, group: Sequence[int], chip: Any) -> tuple[int, i
 
 
 def mixes_rows(graph: Graph, i: int) -> bool:
-    """Whether node ``i`` needs rows other than its own (so the kernel cannot stream rows)."""
+    """Whether node ``i`` needs rows other than its own, so the kernel cannot stream rows:
+    the op's own row rule (:attr:`~chipsim.ir.ops.OpDef.rows`), which the code generator
+    tiles by."""
     node = graph.nodes[i]
-    rank = node.output.type.rank
-    if node.op == "transpose":
-        return rank >= 2
-    if node.op in ("sum", "max", "mean"):
-        axes = node.attrs.get("axes")
-        return axes is None or any(a % max(rank, 1) == 0 for a in axes)
-    if node.op == "softmax":
-        return node.attrs.get("axis", -1) % max(rank, 1) == 0
-    return False
+    return get_op(node.op).row_inputs([v.type for v in node.inputs], node.type, node.attrs) is None
 
 
 def _tensor_flops(node: Node, chip: Any) -> int:
-    """FLOPs a contraction costs the tensor core: a matmul's sides round up to whole tiles
-    (a ``[256, 1] @ [1, 256]`` outer product still pays for ``k = 4`` on a 4x4x4 core)."""
-    if node.op != "matmul" or node.inputs[0].type.rank < 2 or node.inputs[1].type.rank < 2:
-        return flops(node.op, [v.type for v in node.inputs], node.type, node.attrs)
+    """FLOPs a contraction costs the tensor core: its sides round up to whole tiles (a
+    ``[256, 1] @ [1, 256]`` outer product still pays for ``k = 4`` on a 4x4x4 core)."""
+    opdef = get_op(node.op)
+    attrs = check_attrs(opdef, node.attrs)
+    c = opdef.contraction([v.type for v in node.inputs], node.type, attrs)
     tm, tn, tk = chip.tensor_core.tile
-    m, k = node.inputs[0].shape[-2:]
-    n = node.inputs[1].shape[-1]
-    batch = node.type.numel // max(node.type.shape[-2] * node.type.shape[-1], 1)
-    return 2 * batch * -(-m // tm) * tm * -(-n // tn) * tn * -(-k // tk) * tk
+    return 2 * c.batch * -(-c.m // tm) * tm * -(-c.n // tn) * tn * -(-c.k // tk) * tk
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,11 +152,12 @@ def estimate_kernel(graph: Graph, group: Sequence[int], chip: Any) -> KernelEsti
     tensor_work = vector_work = 0
     for i in group:
         node = graph.nodes[i]
-        if get_op(node.op).pattern == Pattern.CONTRACTION:
+        opdef = get_op(node.op)
+        if opdef.contraction is not None:
             tensor_work += _tensor_flops(node, chip)
         else:
-            elements = max([node.type.numel, *(v.type.numel for v in node.inputs)])
-            vector_work += elements * VECTOR_SLOTS.get(node.op, 1)
+            elements = opdef.vector_elements([v.type for v in node.inputs], node.type)
+            vector_work += elements * opdef.vector_slots
     dram_bytes, inner = _dram_traffic(graph, group, chip)
     streams = not any(mixes_rows(graph, i) for i in group)
     if not streams and dram_bytes + inner > chip.sram.capacity_bytes:

@@ -208,23 +208,13 @@ def _convex(dag: nx.DiGraph, group: Group) -> bool:
 
 
 def _rowwise_heavy(graph: Graph, group: Group) -> bool:
-    """A reduction may share a kernel with a contraction only if it works row by row.
-
-    Then each row tile of the kernel finishes its own reductions; a reduction across rows
-    (``mean`` over a conv's spatial axes) would need the whole contraction output first.
-    """
+    """A reduction may share a kernel with a contraction only if it works row by row
+    (its op's row rule): then each row tile of the kernel finishes its own reductions; a
+    reduction across rows would need the whole contraction output first."""
     pats = [op_pattern(graph.nodes[i].op) for i in group]
     if Pattern.CONTRACTION not in pats:
         return True
-    for i, pat in zip(group, pats):
-        node = graph.nodes[i]
-        if pat == Pattern.REDUCTION and node.op in ("sum", "max", "mean"):
-            rank = node.inputs[0].type.rank
-            axes = node.attrs.get("axes")
-            if axes is None or [a % rank for a in axes] != [rank - 1]:
-                return False
-        elif pat == Pattern.REDUCTION and node.attrs.get("axis", -1) % node.type.rank != (
-            node.type.rank - 1
-        ):
-            return False
-    return True
+    return not any(
+        pat == Pattern.REDUCTION and mixes_rows(graph, i)
+        for i, pat in zip(group, pats, strict=True)
+    )
