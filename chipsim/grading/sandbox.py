@@ -147,7 +147,8 @@ class KernelRun:
 
     def __init__(self, mode: str, limits: Limits, view: Path | None, env: dict[str, str]):
         self.mode, self.limits, self.view, self.env = mode, limits, view, dict(env)
-        self.path = Path(tempfile.mkdtemp(prefix="chipsim-k-", dir=run_base()))
+        sweep_run_dirs()
+        self.path = Path(tempfile.mkdtemp(prefix=f"chipsim-k-{os.getpid()}-", dir=run_base()))
         (self.path / "ipc").mkdir(mode=0o700)
         self.kernels = self.path / "kernels"
         self._write_kernelspec()
@@ -219,6 +220,28 @@ class KernelRun:
         """Delete the run folder (after the kernel ended: nothing in it can change any more;
         ``shutil.rmtree`` works by file descriptor and never follows a link)."""
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+def sweep_run_dirs() -> list[Path]:
+    """Remove run folders left by grading processes that were killed (their pid is in the
+    name); only this user's own real folders, never through a link."""
+    gone = []
+    for path in run_base().glob("chipsim-k-*-*"):
+        try:
+            pid = int(path.name.split("-")[2])
+            st = path.lstat()
+        except (ValueError, OSError):
+            continue
+        if st.st_uid != os.geteuid() or not path.is_dir() or path.is_symlink():
+            continue
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+            gone.append(path)
+        except PermissionError:
+            pass
+    return gone
 
 
 def lock_down(course: Path, private: tuple[str, ...] = ("solutions", "gradebook")) -> list[Path]:

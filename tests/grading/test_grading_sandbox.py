@@ -188,3 +188,18 @@ def test_grading_refuses_without_a_sandbox(monkeypatch, capsys):
     monkeypatch.setattr(execute, "sandbox_mode", lambda: None)
     with pytest.raises(execute.SandboxError, match="unsafe-no-sandbox"):
         execute.GuardedExecute().preprocess(None, {})
+
+
+def test_run_folders_of_killed_graders_are_swept(tmp_path, monkeypatch):
+    from chipsim.grading import sandbox
+
+    monkeypatch.setattr(sandbox, "run_base", lambda: tmp_path)
+    dead = subprocess.Popen([sys.executable, "-c", ""])
+    dead.wait()
+    left = tmp_path / f"chipsim-k-{dead.pid}-abc"
+    (left / "ipc").mkdir(parents=True)
+    mine = tmp_path / f"chipsim-k-{os.getpid()}-def"
+    mine.mkdir()
+    os.symlink(tmp_path, tmp_path / f"chipsim-k-{dead.pid}-link")
+    assert sandbox.sweep_run_dirs() == [left]
+    assert mine.exists() and (tmp_path / f"chipsim-k-{dead.pid}-link").is_symlink()
