@@ -74,10 +74,11 @@ exercises: $(STAMP)  ## regenerate exercises/ from solutions/ (nbgrader generate
 	nbgrader generate_assignment memory_planning --force
 
 # Instructor: autograde gradebook/submitted in parallel (the demo learners when it is empty),
-# in the chipsim-sandbox kernel; then gradebook/grades.csv and score_distribution.png.
-# Options: make grade GRADE_FLAGS="--workers 4 --force --timeout 30"
+# each notebook in a sandboxed kernel of its own; only changed submissions are regraded.
+# Then gradebook/grades.csv, score_distribution.png and flags.csv (see README, "Instructors").
+# Options: make grade GRADE_FLAGS="--workers 4 --force --timeout 30 --unsafe-no-sandbox"
 GRADE_FLAGS ?=
-grade: $(STAMP)  ## autograde every submission in parallel; grades.csv + score plot in gradebook/
+grade: $(STAMP)  ## autograde new and changed submissions in the sandbox; gradebook/grades.csv
 	python -m chipsim.grading.cli grade $(GRADE_FLAGS)
 
 feedback: $(STAMP)  ## HTML feedback (with pictures) per student under gradebook/feedback/

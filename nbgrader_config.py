@@ -10,8 +10,12 @@ Layout (all paths relative to the course root, the folder holding this file):
 Autograding recomputes every chipsim score outside the learner's kernel: the preprocessor
 ``chipsim.grading.nbgrader_rescore.RescoreAnswers`` runs after ``Execute`` and before
 ``SaveAutoGrades``. Learners' code runs in ``GuardedExecute`` (``chipsim.grading.execute``):
-the ``chipsim-sandbox`` kernel when installed (``make grade`` installs it: unprivileged user,
-memory/CPU/process limits) and a per-cell time limit.
+each notebook in a sandboxed kernel of its own (``chipsim.grading.sandbox``: its own
+namespaces and uid, resource limits, the package without its reference passes, nothing of
+the course visible), with a per-cell time limit. Grading refuses to start where no sandbox
+is possible unless ``c.GuardedExecute.allow_unsandboxed = True`` (trusted notebooks only).
+The hidden instances come from this course run's secret, ``gradebook/hidden_instances.key``
+(created on first use; ``chipsim.grading.hidden``).
 """
 
 import os
@@ -20,14 +24,19 @@ from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbgrader.preprocessors import (
     AssignLatePenalties,
     CheckCellMetadata,
+    ClearOutput,
+    DeduplicateIds,
     IgnorePattern,
     LimitOutput,
+    OverwriteCells,
+    OverwriteKernelspec,
     SaveAutoGrades,
 )
 
 from chipsim.grading.execute import GuardedExecute
 from chipsim.grading.nbgrader_rescore import RescoreAnswers
 from chipsim.grading.sandbox import lock_down
+from chipsim.grading.sanitize import RestoreTestCells
 
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
 
@@ -44,6 +53,8 @@ c.CourseDirectory.release_directory = "exercises"
 c.CourseDirectory.submitted_directory = "gradebook/submitted"
 c.CourseDirectory.autograded_directory = "gradebook/autograded"
 c.CourseDirectory.feedback_directory = "gradebook/feedback"
+# The secret the hidden instances are drawn from: one per course run (per gradebook).
+c.HiddenInstances.secret_file = os.path.join(GRADEBOOK, "hidden_instances.key")
 # Parallel graders share the database: wait up to 120 s for a lock instead of failing.
 c.CourseDirectory.db_url = "sqlite:///" + os.path.join(GRADEBOOK, "gradebook.db") + "?timeout=120"
 
@@ -54,7 +65,18 @@ c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE"}
 # loaded machine. Override per run: nbgrader autograde ... --GuardedExecute.timeout=30
 c.GuardedExecute.timeout = 60
 c.GuardedExecute.sandbox = True
+# The grader's notes for the instructor (static flags, sandbox) survive the metadata clean-up.
+c.ClearMetadataPreprocessor.preserve_nb_metadata_mask = {("language_info", "name"), ("chipsim",)}
 
+# A learner's edits to test cells (metadata, deletion) are undone before nbgrader checks them.
+c.Autograde.sanitize_preprocessors = [
+    ClearOutput,
+    DeduplicateIds,
+    RestoreTestCells,
+    OverwriteKernelspec,
+    OverwriteCells,
+    CheckCellMetadata,
+]
 c.Autograde.autograde_preprocessors = [
     GuardedExecute,
     RescoreAnswers,

@@ -7,6 +7,9 @@ notebooks round-robin under 20 student ids per assignment, and grades them twice
 :func:`chipsim.grading.parallel.grade_all`: one worker, then one per core. Prints a Markdown
 row per run: notebooks, workers, wall seconds, seconds per notebook, speed-up.
 Targets: >= 1.8x on 2 cores, < 10 s per submission notebook.
+
+``--kernel-starts N`` instead times N sandboxed kernels (start, ``import chipsim``, shut
+down), the sandbox's own cost per notebook.
 """
 
 from __future__ import annotations
@@ -54,11 +57,33 @@ def run(course: Path, workers: int) -> tuple[int, float]:
     return len(result.outcomes), wall
 
 
+def kernel_starts(n: int) -> None:
+    from sandbox_harness import SandboxedKernel
+
+    def one() -> float:
+        start = time.perf_counter()
+        kernel = SandboxedKernel()
+        kernel.run("import chipsim")
+        kernel.stop()
+        return time.perf_counter() - start
+
+    one()  # the first builds the grading view
+    times = sorted(one() for _ in range(n))
+    shown = " ".join(f"{t:.2f}" for t in times)
+    print(
+        f"sandboxed kernel start + import chipsim + stop: {shown} s; median {times[n // 2]:.2f} s"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--students", type=int, default=20)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--kernel-starts", type=int, default=0, help="time N sandboxed kernels")
     args = ap.parse_args()
+    if args.kernel_starts:
+        kernel_starts(args.kernel_starts)
+        return
     tmp = Path(tempfile.mkdtemp(prefix="chipsim-bench-"))
     try:
         course = setup(tmp, args.students)

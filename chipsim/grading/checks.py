@@ -35,9 +35,15 @@ RTOL, ATOL = 1e-2, 1e-2
 
 # -- building blocks (the grader's own, from pristine definitions) --------------------------
 @functools.lru_cache(maxsize=64)
-def built(part_id: str, instance_id: str) -> Any:
-    """The instance object, built once per grader process (builders are deterministic)."""
-    return get_part(part_id).instance(instance_id).build()
+def built(part_id: str, instance_id: str, seed: int | None = None) -> Any:
+    """The instance object, built once per grader process (builders are deterministic);
+    ``seed``: a hidden instance's seed (the grader's, see :mod:`.hidden`)."""
+    return _instance(part_id, instance_id, seed).build()
+
+
+def _instance(part_id: str, instance_id: str, seed: int | None) -> Instance:
+    part = get_part(part_id)
+    return (part if seed is None else part.bind({instance_id: seed})).instance(instance_id)
 
 
 def _chip() -> Any:
@@ -91,11 +97,11 @@ def plan_records(graph: Any) -> list:
 
 
 @functools.lru_cache(maxsize=64)
-def baseline(part_id: str, instance_id: str) -> dict[str, Any]:
+def baseline(part_id: str, instance_id: str, seed: int | None = None) -> dict[str, Any]:
     """Reference and naive numbers (and the reference's program or plan) for one instance."""
     part = get_part(part_id)
     inst = part.instance(instance_id)
-    obj = built(part_id, instance_id)
+    obj = built(part_id, instance_id, seed)
     if inst.kind == "fusion":
         progs = {n: compile_with(obj, fusion_strategy(n, obj)) for n in part.reference}
         best = min(progs, key=lambda n: (progs[n].report.cycles, part.reference.index(n)))
@@ -146,7 +152,7 @@ def _classify(part: Part, inst: Instance, answer: dict) -> InstanceScore:
     from chipsim.ir.ops import Pattern, get_op
     from chipsim.passes.fusion import can_fuse
 
-    items = built(part.id, inst.id)
+    items = built(part.id, inst.id, inst.seed)
     patterns = answer.get("patterns") or {}
     given = {(p, c): v for p, c, v in answer.get("may_fuse") or []}
     wrong, right = [], 0
@@ -179,7 +185,7 @@ def _always_fuses(can_fuse: Any, producer: Any, consumer: Any) -> bool:
 def _fusion(part: Part, inst: Instance, answer: dict) -> InstanceScore:
     from chipsim.passes.fusion import Partition, validate_partition
 
-    graph = built(part.id, inst.id)
+    graph = built(part.id, inst.id, inst.seed)
     if answer.get("graph") != graph_fingerprint(graph):
         return InstanceScore(inst.id, 0.0, "this answer is for a different graph", invalid=True)
     partition = Partition(answer["groups"])
@@ -188,13 +194,13 @@ def _fusion(part: Part, inst: Instance, answer: dict) -> InstanceScore:
     bad = _mismatch(graph, prog)
     if bad:
         return InstanceScore(inst.id, 0.0, bad, invalid=True)
-    base = baseline(part.id, inst.id)
+    base = baseline(part.id, inst.id, inst.seed)
     return _timed(inst, prog.report.cycles, base, "cycles", (prog, base["shown"]))
 
 
 def _plan_kind(part: Part, inst: Instance, answer: dict) -> InstanceScore:
-    base = baseline(part.id, inst.id)
-    graph = built(part.id, inst.id)
+    base = baseline(part.id, inst.id, inst.seed)
+    graph = built(part.id, inst.id, inst.seed)
     plan = _plan_from(answer, base["records"])
     prog = compile_with(graph, plan=plan)
     bad = _mismatch(graph, prog)
@@ -204,14 +210,14 @@ def _plan_kind(part: Part, inst: Instance, answer: dict) -> InstanceScore:
 
 
 def _arena(part: Part, inst: Instance, answer: dict) -> InstanceScore:
-    records = built(part.id, inst.id)
+    records = built(part.id, inst.id, inst.seed)
     plan = _plan_from(answer, records)
-    base = baseline(part.id, inst.id)
+    base = baseline(part.id, inst.id, inst.seed)
     return _timed(inst, plan.arena_size, base, "bytes", (plan, base["shown"]))
 
 
 def _first_fit(part: Part, inst: Instance, answer: dict) -> InstanceScore:
-    records = built(part.id, inst.id)
+    records = built(part.id, inst.id, inst.seed)
     plan = _plan_from(answer, records)
     truth = plan_strategy("first_fit", records).offsets
     right = sum(plan.offsets[r.id] == truth[r.id] for r in records)
@@ -225,7 +231,7 @@ def _first_fit(part: Part, inst: Instance, answer: dict) -> InstanceScore:
 def _liveness(part: Part, inst: Instance, answer: dict) -> InstanceScore:
     from chipsim.passes.memory import liveness
 
-    graph, order = built(part.id, inst.id)
+    graph, order = built(part.id, inst.id, inst.seed)
     if answer.get("graph") != graph_fingerprint(graph):
         return InstanceScore(inst.id, 0.0, "this answer is for a different graph", invalid=True)
     truth = {

@@ -2,7 +2,9 @@
 
 ``python -m chipsim.grading.cli grade`` (from the course root):
 
-1. installs the ``chipsim-sandbox`` kernel into this venv (:mod:`.sandbox`);
+1. checks that this machine can sandbox learners' kernels (:mod:`.sandbox`: as root, or with
+   unprivileged user namespaces) and stops with advice when it cannot, unless
+   ``--unsafe-no-sandbox`` says the notebooks are trusted;
 2. copies ``grading/demo_submissions`` into ``gradebook/submitted`` when that is empty
    (``--no-demo`` to skip), so the command can be tried at once;
 3. autogrades every submission in parallel (:mod:`.parallel`) with a progress bar;
@@ -19,33 +21,80 @@ import sys
 from pathlib import Path
 
 from chipsim.grading import parallel, report
-from chipsim.grading.sandbox import Limits, can_drop_privileges, install_kernelspec
+from chipsim.grading.sandbox import sandbox_mode, why_no_sandbox
+
+#: How each sandbox mode isolates a kernel, for the instructor.
+MODES = {
+    "root": "each kernel in its own namespaces, as a uid of its own",
+    "userns": "each kernel in its own user, mount, PID and network namespaces (not root)",
+}
 
 
 def grade(args: argparse.Namespace) -> int:
     course = Path(args.course).resolve()
-    folder = install_kernelspec(Limits(memory_bytes=args.memory_gib << 30))
-    who = "as nobody" if can_drop_privileges() else "as you (not root: limits only)"
-    print(f"sandbox kernel: {folder} (kernels run {who})")
+    mode = sandbox_mode()
+    extra = [f"--GuardedExecute.memory_bytes={args.memory_gib << 30}"]
+    if mode is None and not args.unsafe_no_sandbox:
+        print(why_no_sandbox(), file=sys.stderr)
+        return 2
+    if mode is None:
+        print("WARNING: grading WITHOUT a sandbox (--unsafe-no-sandbox): a notebook can read "
+              "the solutions and rewrite grades. Only for notebooks you trust.")  # fmt: skip
+        extra.append("--GuardedExecute.allow_unsandboxed=True")
+    else:
+        print(f"sandbox: {MODES[mode]}")
     if not args.no_demo:
         n = parallel.copy_demo_submissions(course, course / "grading" / "demo_submissions")
         if n:
             print(f"gradebook/submitted was empty: copied {n} demo submissions")
-    extra = [f"--GuardedExecute.timeout={args.timeout}"] if args.timeout else []
+    extra += [f"--GuardedExecute.timeout={args.timeout}"] if args.timeout else []
     run = parallel.grade_all(course, workers=args.workers, force=args.force, extra=extra)
     for out in run.outcomes:
         if out.returncode != 0:
             print(f"nbgrader failed for {out.job.student}/{out.job.assignment}:\n{out.log}")
-    rows = report.collect(parallel.db_url(course))
+    if run.skipped:
+        names = ", ".join(f"{j.student}/{j.assignment}" for j in run.skipped)
+        print(f"{len(run.skipped)} unchanged since they were graded, skipped: {names}")
+    not_graded = run.not_graded()
+    rows = report.collect(parallel.db_url(course), not_graded)
+    have = {(r.student, r.assignment) for r in rows}
+    rows += [report.Row(s, a, "", 0.0, 0.0, f"not graded: {why}")
+             for (s, a), why in sorted(not_graded.items()) if (s, a) not in have]  # fmt: skip
     csv = report.write_csv(rows, course / "gradebook" / "grades.csv")
     png = report.plot_distribution(rows, course / "gradebook" / "score_distribution.png")
+    flags = write_flags(course)
     print(f"{len(run.outcomes)} notebooks graded; grades: {csv}; distribution: {png}")
     for student, total in report.totals(rows).items():
         print(f"  {student:20} {total:7.3f}")
-    if run.missing:
-        print("NOT graded:", ", ".join(f"{j.student}/{j.assignment}" for j in run.missing))
-        return 1
-    return 0
+    if flags:
+        print(f"{flags} static flag(s) for you to look at (no effect on scores): "
+              f"{course / 'gradebook' / 'flags.csv'}")  # fmt: skip
+    for (student, assignment), why in sorted(not_graded.items()):
+        print(f"NOT graded: {student}/{assignment}: {why}")
+    return 1 if not_graded else 0
+
+
+def write_flags(course: Path) -> int:
+    """``gradebook/flags.csv``: what the graded notebooks' static scan and sandbox noted."""
+    import csv
+
+    import nbformat
+
+    rows = []
+    for path in sorted((course / "gradebook" / "autograded").glob("*/*/*.ipynb")):
+        notes = nbformat.read(path, as_version=4).metadata.get("chipsim", {})
+        who = (path.parent.parent.name, path.parent.name)
+        for flag in notes.get("flags", []):
+            rows.append([*who, flag["part"], flag["cell"], flag["line"], flag["what"]])
+        for gid in notes.get("restored", []):
+            rows.append([*who, gid, "", "", "test cell restored (it was changed or deleted)"])
+        if notes.get("sandbox") == "none":
+            rows.append([*who, "", "", "", "graded WITHOUT a sandbox"])
+    with (course / "gradebook" / "flags.csv").open("w", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(["student", "assignment", "part", "cell", "line", "what"])
+        out.writerows(rows)
+    return len(rows)
 
 
 def feedback(args: argparse.Namespace) -> int:
@@ -81,6 +130,11 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--no-demo", action="store_true", help="do not copy the demo submissions")
     g.add_argument("--timeout", type=int, default=0, help="seconds per cell (default: config)")
     g.add_argument("--memory-gib", type=int, default=4, help="address space per kernel")
+    g.add_argument(
+        "--unsafe-no-sandbox",
+        action="store_true",
+        help="grade even where kernels cannot be isolated (trusted notebooks only)",
+    )
     f = sub.add_parser("feedback", help="nbgrader generate_feedback for every assignment")
     f.add_argument("--course", default=".")
     args = ap.parse_args(argv)

@@ -1,30 +1,42 @@
-"""``GuardedExecute``: nbgrader's Execute step with a sandboxed kernel and per-cell time limits.
+"""``GuardedExecute``: nbgrader's Execute step in the sandbox, with time and output limits.
+
+Each notebook runs in a kernel of its own inside the sandbox (:mod:`.sandbox`,
+:mod:`.sandbox_launch`): its own namespaces and identity, the grading view of chipsim
+(:mod:`.view`, without the reference passes) and the hidden instances' seeds of this course
+run (:mod:`.hidden`). When the machine allows no sandbox, grading stops with a message
+saying what to do, unless the instructor set :attr:`GuardedExecute.allow_unsandboxed` (then
+the notebook's own kernel runs it, with no isolation, and every grade says so in the log).
 
 A learner's cell that runs past :attr:`~GuardedExecute.timeout` seconds gets an error output
-(``CellTimeoutError``) and grading moves on:
+and grading moves on:
 
 1. the kernel is interrupted (``KeyboardInterrupt`` in the cell); when that stops the cell,
    the kernel keeps its state and the next cell runs as usual;
-2. when the cell ignores the interrupt (or the kernel dies: out of CPU time, killed by a
-   limit), the kernel is restarted and the cells before this one are run again, quietly and
-   each under the same limit, so the later cells find the learner's functions defined.
+2. when the cell ignores the interrupt, or the kernel dies, the kernel is restarted and the
+   cells before this one are run again, quietly and each under the same limit, so the later
+   cells find the learner's functions defined.
 
-A part whose test cell timed out has no answer, so it scores 0; every other part is graded.
-The kernel is ``chipsim-sandbox`` (:mod:`chipsim.grading.sandbox`) when it is installed and
-:attr:`~GuardedExecute.sandbox` is on; otherwise the notebook's own kernel.
+The error output says what really happened: the time limit, the CPU or file-size limit, an
+exit of the learner's own code, or a signal that was not the grader's (read from the
+supervisor's ``status.json``, never guessed). Outputs are bounded per cell and per notebook
+(:mod:`.outputs`), and a message from the kernel that cannot be read (bad signature, broken
+JSON) is dropped and counted, never a crash of the grader.
 
-Configure it in ``nbgrader_config.py`` (it replaces ``Execute`` in the autograde steps)::
+Configure it in ``nbgrader_config.py``::
 
     c.GuardedExecute.timeout = 60        # seconds per cell
-    c.GuardedExecute.sandbox = True      # use chipsim-sandbox when installed
+    c.GuardedExecute.sandbox = True      # isolate every kernel (refuse when impossible)
 """
 
 from __future__ import annotations
 
+import asyncio
+import signal
 from queue import Empty
 from time import monotonic
 from typing import Any
 
+from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.utils import ensure_async
 from jupyter_core.utils import run_sync
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
@@ -32,50 +44,186 @@ from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer
 
-from chipsim.grading.sandbox import KERNEL_NAME
+from chipsim.errors import ChipsimError
+from chipsim.grading.outputs import MAX_DEPTH, OutputBudget, depth, note
+from chipsim.grading.sandbox import KERNEL_NAME, KernelRun, Limits, sandbox_mode, why_no_sandbox
+
+#: Kernel messages that carry output data (which may nest without limit).
+DATA_MESSAGES = ("execute_result", "display_data", "update_display_data", "error")
 
 
-def sandbox_installed() -> bool:
-    """Is the ``chipsim-sandbox`` kernelspec visible to Jupyter?"""
-    from jupyter_client.kernelspec import KernelSpecManager
-
-    return KERNEL_NAME in KernelSpecManager().find_kernel_specs()
+class SandboxError(ChipsimError):
+    """The grader could not run a notebook in the sandbox (not the learner's doing)."""
 
 
-def timeout_output(seconds: int | None, how: str) -> NotebookNode:
-    """The error output a timed-out (or killed) cell gets."""
-    text = f"the cell ran for more than {seconds} s and was stopped ({how})"
+def stopped_output(text: str) -> NotebookNode:
+    """The error output of a cell that was stopped (time limit, dead kernel, ...)."""
     return NotebookNode(
-        output_type="error",
-        ename="CellTimeoutError",
-        evalue=text,
-        traceback=[f"CellTimeoutError: {text}"],
+        output_type="error", ename="CellStopped", evalue=text, traceback=[f"CellStopped: {text}"]
+    )
+
+
+def why_it_ended(status: dict | None) -> str:
+    """What a dead kernel's supervisor saw, in words a learner can act on."""
+    if not status:
+        return "the kernel stopped, and the grader has no record of why"
+    if status.get("setup_error"):
+        return f"the sandbox could not start the kernel ({status['setup_error']})"
+    sig, code = status.get("signal"), status.get("exit_code")
+    limits, cpu, wall = status.get("limits", {}), status.get("cpu_s", 0.0), status.get("wall_s", 0)
+    if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= limits.get("cpu_s", 1e9) - 1):
+        return f"the kernel used all its CPU time ({limits.get('cpu_s')} s) and was stopped"
+    if sig == signal.SIGXFSZ:
+        return (
+            f"the kernel wrote a file larger than {limits.get('fsize', 0):,} bytes and was stopped"
+        )
+    if sig:
+        name = status.get("signal_name") or f"signal {sig}"
+        return (
+            f"the kernel was killed by {name} after {wall:.1f} s ({cpu:.1f} s of CPU), not by "
+            "one of the grader's limits: your code, a process it started, or the machine's "
+            "out-of-memory killer ended it"
+        )
+    return (
+        f"the kernel exited with code {code} after {wall:.1f} s: your code ended it "
+        "(exit(), sys.exit() or os._exit())"
     )
 
 
 class GuardedExecute(Execute):
-    """Execute each cell under a time limit in the sandbox kernel (see the module docstring)."""
+    """Execute each cell in the sandbox under time and output limits (see the module docstring)."""
 
     timeout = Integer(60, help="Seconds a cell may run before it is stopped.").tag(config=True)
-    sandbox = Bool(
-        True, help="Run the notebook in the chipsim-sandbox kernel when it is installed."
+    sandbox = Bool(True, help="Run every notebook in the chipsim sandbox.").tag(config=True)
+    allow_unsandboxed = Bool(
+        False,
+        help="Grade in the notebook's own kernel when this machine cannot sandbox kernels. "
+        "Only for notebooks you trust: such a kernel can read solutions and rewrite grades.",
     ).tag(config=True)
     replay = Bool(
         True, help="After a restart, run the earlier cells again so later cells can run."
     ).tag(config=True)
+    memory_bytes = Integer(4 << 30, help="Address space per kernel process.").tag(config=True)
+    cpu_seconds = Integer(900, help="CPU seconds of one kernel.").tag(config=True)
+    nproc = Integer(256, help="Processes and threads of one kernel.").tag(config=True)
+    cell_output_bytes = Integer(2 << 20, help="Output kept per cell.").tag(config=True)
+    notebook_output_bytes = Integer(32 << 20, help="Output kept per notebook.").tag(config=True)
 
     def preprocess(self, nb: Any, resources: Any = None, km: Any = None) -> Any:
         self._failed: list[int] = []  # cells not to replay after a restart
-        if self.sandbox and not self.kernel_name and sandbox_installed():
+        self._budget = OutputBudget(self.cell_output_bytes, self.notebook_output_bytes)
+        self._bad_messages = 0
+        self._run: KernelRun | None = None
+        mode = sandbox_mode() if self.sandbox else None
+        if self.sandbox and mode is None and not self.allow_unsandboxed:
+            raise SandboxError(why_no_sandbox())
+        if resources is not None:  # later steps (RescoreAnswers) read how this notebook ran
+            resources.setdefault("chipsim", {})["sandbox"] = mode or "none"
+        if mode is not None:
+            assignment = str((resources or {}).get("nbgrader", {}).get("assignment", ""))
+            self._run = self._kernel_run(mode, assignment)
             self.kernel_name = KERNEL_NAME
-        return super().preprocess(nb, resources, km)
+        else:
+            self.log.warning("grading WITHOUT a sandbox: the notebook runs unisolated")
+        try:
+            return super().preprocess(nb, resources, km)
+        finally:
+            if self._run is not None:
+                self._run.remove()
 
+    def _kernel_run(self, mode: str, assignment: str) -> KernelRun:
+        """The run folder and kernelspec of this notebook's kernel."""
+        from chipsim.grading.hidden import kernel_env
+        from chipsim.grading.view import grading_view
+
+        limits = Limits(self.memory_bytes, self.cpu_seconds, self.nproc)
+        view = grading_view(assignment)
+        return KernelRun(mode, limits, view, kernel_env(self, assignment))
+
+    # -- the kernel: sandboxed, started only once its sockets are locked ---------------------
+    def create_kernel_manager(self) -> Any:
+        km = super().create_kernel_manager()
+        if self._run is not None:
+            km.kernel_spec_manager = KernelSpecManager(kernel_dirs=[str(self._run.kernels)])
+            km.transport, km.ip = "ipc", self._run.ip
+        return km
+
+    async def async_start_new_kernel(self, **kwargs: Any) -> None:
+        if self._run is not None:
+            self._run.clear()
+        await super().async_start_new_kernel(**kwargs)
+        await self._wait_ready()
+
+    async def _wait_ready(self) -> None:
+        if self._run is None:
+            return
+        process = getattr(self.km.provisioner, "process", None)
+
+        def alive() -> bool:
+            return process is None or process.poll() is None
+
+        status = await asyncio.to_thread(self._run.wait_ready, float(self.startup_timeout), alive)
+        if status is not None:
+            raise SandboxError(why_it_ended(status) + f"; launcher said: {status}")
+
+    async def async_start_new_kernel_client(self) -> Any:
+        kc = await super().async_start_new_kernel_client()
+        for channel in (kc.iopub_channel, kc.shell_channel):
+            channel._recv = self._tolerant(channel._recv)
+        return kc
+
+    # nbclient binds the sync wrappers to its own coroutines: point them at ours.
+    start_new_kernel = run_sync(async_start_new_kernel)
+    start_new_kernel_client = run_sync(async_start_new_kernel_client)
+
+    def _tolerant(self, recv: Any) -> Any:
+        """A channel's receive that turns an unreadable message into an ignored one."""
+
+        async def receive(**kwargs: Any) -> dict:
+            try:
+                return await recv(**kwargs)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # bad signature, broken JSON, deep nesting: the kernel's
+                self._bad_messages += 1
+                if self._bad_messages <= 3:
+                    self.log.warning("dropped an unreadable message from the kernel: %.200s", exc)
+                return {"msg_type": "unreadable", "header": {}, "parent_header": {},
+                        "content": {}, "metadata": {}}  # fmt: skip
+
+        return receive
+
+    # -- outputs ------------------------------------------------------------------------------
+    def process_message(self, msg: dict, cell: Any, cell_index: int) -> Any:
+        content = msg.get("content") or {}
+        if msg.get("msg_type") in DATA_MESSAGES and depth(content, MAX_DEPTH + 8) > MAX_DEPTH + 8:
+            # nbformat recurses on an output's data: cut it before anything reads it
+            text = note(f"removed an output nested deeper than {MAX_DEPTH} levels")["text"]
+            header = {**msg.get("header", {}), "msg_type": "stream"}
+            content = {"name": "stdout", "text": text}
+            msg = {**msg, "msg_type": "stream", "header": header, "content": content}
+        return super().process_message(msg, cell, cell_index)
+
+    def output(self, outs: list, msg: dict, display_id: Any, cell_index: int) -> Any:
+        out = super().output(outs, msg, display_id, cell_index)
+        if out is None or not outs or outs[-1] is not out:
+            return out
+        kept = self._budget.admit(out)
+        if kept is None:
+            outs.pop()
+        elif kept is not out:
+            outs[-1] = NotebookNode(kept)
+        return kept
+
+    # -- cells: time limit, and the truth about a dead kernel -------------------------------
     def on_cell_executed(self, **kwargs: Any) -> None:
         reply = kwargs["execute_reply"]
         if reply["content"].get("ename") == "CellTimeoutError":
             cell, index = kwargs["cell"], kwargs["cell_index"]
-            # First, so the feedback names the timeout rather than the KeyboardInterrupt.
-            cell.outputs.insert(0, timeout_output(self._get_timeout(cell), "interrupted"))
+            limit = self._get_timeout(cell)
+            text = f"the cell ran for more than {limit} s and was interrupted"
+            # First, so the feedback names the time limit rather than the KeyboardInterrupt.
+            cell.outputs.insert(0, stopped_output(text))
             self._failed.append(index)
             return
         super().on_cell_executed(**kwargs)
@@ -87,28 +235,39 @@ class GuardedExecute(Execute):
         execution_count: int | None = None,
         store_history: bool = True,
     ) -> NotebookNode:
+        self._budget.start_cell()
+        bad_before = self._bad_messages
         try:
-            return await super().async_execute_cell(
+            cell = await super().async_execute_cell(
                 cell, cell_index, execution_count, store_history
             )
         except (CellTimeoutError, DeadKernelError) as exc:
-            how = (
-                "the kernel died"
-                if isinstance(exc, DeadKernelError)
-                else "it ignored the interrupt"
-            )
-            self.log.warning("cell %d: %s; restarting the kernel", cell_index, how)
-            cell.outputs = [timeout_output(self._get_timeout(cell), how), *cell.get("outputs", [])]
+            if isinstance(exc, DeadKernelError):
+                why = why_it_ended(self._run.status(wait=3.0) if self._run else None)
+            else:
+                limit = self._get_timeout(cell)
+                why = f"the cell ran for more than {limit} s and ignored the interrupt"
+            self.log.warning("cell %d: %s; restarting the kernel", cell_index, why)
+            outputs = cell.get("outputs", [])
+            cell.outputs = [stopped_output(why + "; the kernel was restarted"), *outputs]
             self._failed.append(cell_index)
             await self._restart_and_replay(cell_index)
-            return cell
+        if self._bad_messages > bad_before:
+            n = self._bad_messages - bad_before
+            cell.outputs.append(
+                NotebookNode(note(f"ignored {n} unreadable message(s) from the kernel"))
+            )
+        return cell
 
     # nbclient binds the sync wrapper to its own coroutine: point it at ours.
     execute_cell = run_sync(async_execute_cell)
 
     async def _restart_and_replay(self, upto: int) -> None:
         assert self.km is not None and self.kc is not None  # set up by setup_kernel()
+        if self._run is not None:
+            self._run.clear()
         await ensure_async(self.km.restart_kernel(now=True))
+        await self._wait_ready()
         await ensure_async(self.kc.wait_for_ready(timeout=self.startup_timeout))
         if not self.replay:
             return

@@ -54,11 +54,12 @@ def chain_graph(seed: int, rows: int = 64, cols: int = 256, segments: int = 3) -
     return b.build(b.op("tanh", h))
 
 
-def epilogue_graph(seed: int, rows: int, d: int, h: int, layers: int = 2) -> Graph:
+def epilogue_graph(seed: int, rows: int, d: int, h: int, layers: int = 2, extra: int = 0) -> Graph:
     """``layers`` dense layers ``act(x @ W + b)``, then a residual scale.
 
     Big weights (``d * h * 4`` bytes near the chip's tile window) make a fused
-    matmul-plus-epilogue kernel too large for SRAM: the trap of over-fusion.
+    matmul-plus-epilogue kernel too large for SRAM: the trap of over-fusion. ``extra``: up to
+    that many more elementwise ops after each activation (drawn from the seed).
     """
     rng = np.random.default_rng(seed)
     b = GraphBuilder(f"dense{seed}")
@@ -69,43 +70,59 @@ def epilogue_graph(seed: int, rows: int, d: int, h: int, layers: int = 2) -> Gra
         out = h if i % 2 == 0 else d
         t = b.op("add", b.op("matmul", t, _weight(rng, b, width, out)), _weight(rng, b, out))
         t = b.op(str(rng.choice(("relu", "gelu", "sigmoid"))), t)
+        for _ in range(int(rng.integers(extra + 1)) if extra else 0):
+            t = b.op(str(rng.choice(UNARY)), t)
         width = out
     if width == d:
         t = b.op("add", t, x)
     return b.build(b.op("mul", t, b.const(0.5)))
 
 
-def transformer_graph(seed: int, seq: int = 64, d: int = 64, ff: int = 256) -> Graph:
-    """A pre-norm transformer block with one attention head (weights are constants)."""
+def transformer_graph(
+    seed: int, seq: int = 64, d: int = 64, ff: int = 256, act: str = "gelu", extra: float = 0.0
+) -> Graph:
+    """A pre-norm transformer block with one attention head (weights are constants).
+
+    ``act``: the MLP's activation; ``extra``: the chance that a linear layer is followed by
+    one more elementwise op (drawn from the seed).
+    """
     rng = np.random.default_rng(seed)
     b = GraphBuilder(f"transformer{seed}")
     x = b.input((seq, d), f32, "x")
 
     def linear(t: Value, n_in: int, n_out: int) -> Value:
-        return b.op("add", b.op("matmul", t, _weight(rng, b, n_in, n_out)), _weight(rng, b, n_out))
+        y = b.op("add", b.op("matmul", t, _weight(rng, b, n_in, n_out)), _weight(rng, b, n_out))
+        if extra and rng.random() < extra:
+            y = b.op(str(rng.choice(UNARY)), y)
+        return y
 
     n1 = b.op("layernorm", x)
     q, k, v = linear(n1, d, d), linear(n1, d, d), linear(n1, d, d)
     s = b.op("mul", b.op("matmul", q, b.op("transpose", k)), b.const(float(1 / np.sqrt(d))))
     a = b.op("matmul", b.op("softmax", s, axis=-1), v)
     h = b.op("add", x, linear(a, d, d))
-    m = linear(b.op("gelu", linear(b.op("layernorm", h), d, ff)), ff, d)
+    m = linear(b.op(act, linear(b.op("layernorm", h), d, ff)), ff, d)
     return b.build(b.op("add", h, m))
 
 
 def cnn_graph(
-    seed: int, size: int = 16, channels: tuple[int, ...] = (3, 16, 32), batch: int = 8
+    seed: int,
+    size: int = 16,
+    channels: tuple[int, ...] = (3, 16, 32),
+    batch: int = 8,
+    acts: tuple[str, ...] = (),
 ) -> Graph:
-    """Conv + bias + relu layers, a global average pool and a classifier (NHWC images).
+    """Conv + bias + activation layers, a global average pool and a classifier (NHWC images).
 
     Kernels tile over the batch, so a batch of several images lets fused kernels stream.
+    ``acts``: each layer's activation (default: relu everywhere).
     """
     rng = np.random.default_rng(seed)
     b = GraphBuilder(f"cnn{seed}")
     t = b.input((batch, size, size, channels[0]), f32, "image")
-    for cin, cout in zip(channels[:-1], channels[1:], strict=True):
+    for k, (cin, cout) in enumerate(zip(channels[:-1], channels[1:], strict=True)):
         t = b.op("conv2d", t, _weight(rng, b, 3, 3, cin, cout), padding="same")
-        t = b.op("relu", b.op("add", t, _weight(rng, b, cout)))
+        t = b.op(acts[k] if acts else "relu", b.op("add", t, _weight(rng, b, cout)))
     pooled = b.op("reshape", b.op("mean", t, axes=(1, 2)), shape=(batch, channels[-1]))
     logits = b.op("matmul", pooled, _weight(rng, b, channels[-1], 10))
     logits = b.op("add", logits, _weight(rng, b, 10))
@@ -124,3 +141,67 @@ def conv_chain_graph(seed: int, size: int = 32, channels: int = 32, layers: int 
         if i == layers // 2:
             t = b.op("add", t, first)  # a skip connection keeps the input alive
     return b.build(t)
+
+
+# -- hidden-instance families: a seed picks shapes and structure ---------------------------------
+# The grader draws each hidden instance's seed from its secret (:mod:`.hidden`). Each family
+# varies the *structure* (op sequence, activations, shapes) with the seed, not only the
+# weights: a fusion answer depends on structure, and a family with few structures could be
+# solved offline, all of it, with the reference passes.
+def _rng(seed: int, family: int) -> np.random.Generator:
+    return np.random.default_rng([seed, family])
+
+
+def chain_variant(seed: int) -> Graph:
+    """:func:`chain_graph` with seeded shapes and length (the structure follows the seed)."""
+    rng = _rng(seed, 1)
+    rows, cols = 64 * int(rng.integers(2, 9)), 64 * int(rng.integers(2, 7))
+    return chain_graph(seed, rows, cols, int(rng.integers(3, 6)))
+
+
+def epilogue_variant(seed: int) -> Graph:
+    """:func:`epilogue_graph` with seeded shapes, depth and extra epilogue ops; the widths
+    straddle the SRAM budget, so some epilogues fit and some spill."""
+    rng = _rng(seed, 2)
+    rows, d = 64 * int(rng.integers(2, 7)), 32 * int(rng.integers(3, 7))
+    h = int(rng.choice((2 * d, 3 * d, 1024, 1536, 2048)))
+    return epilogue_graph(seed, rows, d, h, int(rng.integers(2, 5)), extra=2)
+
+
+def transformer_variant(seed: int) -> Graph:
+    """:func:`transformer_graph` with seeded sizes, activation and extra elementwise ops."""
+    rng = _rng(seed, 3)
+    d = 32 * int(rng.integers(1, 5))
+    seq, ff = 16 * int(rng.integers(2, 11)), d * int(rng.integers(2, 5))
+    act = str(rng.choice(("gelu", "relu", "sigmoid", "tanh")))
+    return transformer_graph(seed, seq, d, ff, act, extra=0.5)
+
+
+def cnn_variant(seed: int) -> Graph:
+    """:func:`cnn_graph` with seeded image size, depth, widths, batch and activations."""
+    rng = _rng(seed, 4)
+    layers = int(rng.integers(2, 5))
+    widths = tuple(8 * int(rng.integers(1, 7)) for _ in range(layers))
+    acts = tuple(str(rng.choice(("relu", "gelu", "sigmoid", "tanh"))) for _ in range(layers))
+    size, batch = int(rng.choice((8, 12, 16))), 8 * int(rng.integers(1, 5))
+    return cnn_graph(seed, size, (3, *widths), batch, acts)
+
+
+def mobilenet_variant_records(seed: int) -> list:
+    """Usage records of a MobileNet-v1-shaped chain with seeded resolution, widths and strides."""
+    from chipsim.passes.memory.instances import network_records
+
+    rng, fp32 = _rng(seed, 5), 4
+    res = 32 * int(rng.integers(3, 8))
+    hw, c = res // 2, 8 * int(rng.integers(2, 6))
+    layers = [("input", res * res * 3 * fp32, []), ("conv1", hw * hw * c * fp32, ["input"])]
+    for k in range(2, 2 + int(rng.integers(8, 15))):
+        stride = 2 if hw > 4 and rng.random() < 0.3 else 1
+        hw //= stride
+        cout = 8 * int(rng.integers(2, 17))
+        layers.append((f"dw{k}", hw * hw * c * fp32, [layers[-1][0]]))
+        layers.append((f"pw{k}", hw * hw * cout * fp32, [layers[-1][0]]))
+        c = cout
+    layers.append(("avgpool", c * fp32, [layers[-1][0]]))
+    layers.append(("fc", 1000 * fp32, ["avgpool"]))
+    return network_records(layers)

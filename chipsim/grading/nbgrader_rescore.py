@@ -3,16 +3,21 @@
 Registered in ``nbgrader_config.py`` after ``Execute`` and before ``SaveAutoGrades``. For each
 notebook it:
 
-1. checks that chipsim's files are unchanged since the grader started (a sha256 snapshot
-   taken when this module is imported, before any learner code runs). A change scores every
-   part of *this* notebook 0 and the snapshot writes the original files back, so the next
-   students are graded by the pristine package;
-2. reads the learner's editable code cells (every code cell that is not a locked cell of the
-   released notebook, judged against the gradebook's copy) and checks them statically
-   (:mod:`chipsim.grading.static_check`): a part scores 0 when a cell its test cell reaches
-   (through the names it uses, transitively) breaks the rules; a rule broken in a cell that
-   no part reaches scores every part 0 (it can only be there to smuggle something in);
-3. for each test cell whose ``grade_id`` is a part of :mod:`chipsim.grading.problems`, finds
+1. binds the hidden instances to this course run's seeds (:mod:`chipsim.grading.hidden`:
+   derived from a secret only the grader holds);
+2. checks that chipsim's files are unchanged since the grader started (a sha256 snapshot
+   taken when this module is imported). When the notebook ran unsandboxed its kernel could
+   have changed them: every part of *this* notebook scores 0 and the snapshot writes the
+   original files back, so the next students are graded by the pristine package. In the
+   sandbox a kernel cannot write them (it sees a read-only view): a change is someone
+   else's, so it is only flagged for the instructor;
+3. reads the learner's editable code cells (every code cell that is not a locked cell of the
+   released notebook, judged against the gradebook's copy) and scans them statically
+   (:func:`chipsim.grading.static_check.instructor_flags`): the findings are *flags for the
+   instructor* (``nb.metadata["chipsim"]["flags"]``, collected into
+   ``gradebook/flags.csv`` by ``make grade``), never a score — the sandboxed kernel had no
+   reference pass to call;
+4. for each test cell whose ``grade_id`` is a part of :mod:`chipsim.grading.problems`, finds
    the answer output (MIME type :data:`~chipsim.grading.answer.MIME`), scores it from the
    pristine problem definitions, and replaces the cell's outputs with the explanation, a
    picture (yours beside the reference's) and an ``execute_result`` holding the plain float
@@ -27,6 +32,7 @@ from __future__ import annotations
 import io
 import warnings
 from contextlib import redirect_stderr
+from dataclasses import astuple
 from typing import Any
 
 from nbgrader.preprocessors import NbGraderPreprocessor
@@ -40,11 +46,12 @@ import chipsim.viz.memory_plan  # noqa: F401
 import chipsim.viz.timeline  # noqa: F401
 from chipsim.grading.answer import MIME
 from chipsim.grading.grade import score_answer
+from chipsim.grading.hidden import configured
 from chipsim.grading.manifest import Snapshot
-from chipsim.grading.problems import ASSIGNMENTS, PARTS
+from chipsim.grading.problems import ASSIGNMENTS, PARTS, Part
 from chipsim.grading.render import picture_output, result_output, text_output
 from chipsim.grading.scoring import PartScore, zero
-from chipsim.grading.static_check import check_cells, parse, reached_cells, used_names
+from chipsim.grading.static_check import instructor_flags
 
 #: The package as it was when the grader process started.
 SNAPSHOT = Snapshot.take()
@@ -62,7 +69,11 @@ class RescoreAnswers(NbGraderPreprocessor):
     def preprocess(self, nb: Any, resources: dict) -> tuple[Any, dict]:
         info = resources.get("nbgrader", {})
         assignment = str(info.get("assignment", ""))
-        tampered = SNAPSHOT.restore() if self.restore_package else SNAPSHOT.changed()
+        sandbox = resources.get("chipsim", {}).get("sandbox", "none")
+        changed = SNAPSHOT.changed()
+        tampered: list[str] = []
+        if changed and sandbox == "none":  # this notebook's kernel could have done it
+            tampered = SNAPSHOT.restore() if self.restore_package else changed
         trusted = self._trusted_sources(info)
         editable = [
             (i, c.source)
@@ -70,14 +81,25 @@ class RescoreAnswers(NbGraderPreprocessor):
             if c.cell_type == "code" and not self._is_trusted(c, trusted)
         ]
         kind = assignment if assignment in ASSIGNMENTS else _guess_assignment(nb)
-        everywhere = _orphan_violations(nb, editable, kind)
+        tests = {_gid(c): c.source for c in nb.cells if _gid(c) in PARTS and _is_grade(c)}
+        flags = instructor_flags(
+            editable, tests, assignment=kind, forbidden={p: PARTS[p].forbidden for p in tests}
+        )
+        hidden = configured(self)
+        notes = nb.metadata.setdefault("chipsim", {})
+        restored = set(notes.get("restored", ()))  # by chipsim.grading.sanitize
         with warnings.catch_warnings(), redirect_stderr(io.StringIO()):
             warnings.simplefilter("ignore")  # nothing the grader does may print to stderr
             for cell in nb.cells:
-                part_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+                part_id = _gid(cell)
                 if cell.cell_type == "code" and part_id in PARTS and _is_grade(cell):
-                    score = self._score(cell, part_id, kind, editable, everywhere, tampered)
-                    _rewrite(cell, score)
+                    part = hidden.bind(PARTS[part_id])
+                    _rewrite(cell, self._score(cell, part, tampered), part_id in restored)
+        notes.update(
+            sandbox=sandbox,
+            flags=[dict(zip(("part", "cell", "line", "what"), astuple(f))) for f in flags],
+            package_changed=changed if sandbox != "none" else [],
+        )
         return nb, resources
 
     # -- which cells the learner could have edited ----------------------------------------
@@ -103,22 +125,13 @@ class RescoreAnswers(NbGraderPreprocessor):
         return bool(meta.get("grade")) and gid in PARTS  # restored by nbgrader's OverwriteCells
 
     # -- scoring one part ------------------------------------------------------------------
-    def _score(self, cell, part_id, kind, editable, everywhere, tampered) -> PartScore:
-        part = PARTS[part_id]
+    def _score(self, cell: Any, part: Part, tampered: list[str]) -> PartScore:
         points = float(cell.metadata["nbgrader"].get("points", part.points))
         ids = tuple(i.id for i in part.instances)
         if tampered:
             shown = ", ".join(tampered[:5])
             why = f"chipsim's own files were changed while this notebook ran ({shown}); 0 points"
             return zero(part.id, points, why, ids)
-        if everywhere:
-            return zero(part.id, points, _forbidden_message(everywhere), ids)
-        tree = parse(cell.source)
-        start = used_names(tree) if tree is not None else set()
-        reached = reached_cells(start, editable)
-        own = check_cells(reached, assignment=kind, extra=part.forbidden)
-        if own:
-            return zero(part.id, points, _forbidden_message(own), ids)
         doc = _find_answer(cell)
         if doc is None:
             why = "no answer found: the test cell must end with submit(...)"
@@ -127,22 +140,8 @@ class RescoreAnswers(NbGraderPreprocessor):
         return score_answer(part, doc, points=points)
 
 
-def _reached_by_parts(nb: Any, editable: list) -> set[int]:
-    """Indices of the editable cells some part's test cell reaches through its names."""
-    seen: set[int] = set()
-    for cell in nb.cells:
-        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if cell.cell_type == "code" and gid in PARTS and _is_grade(cell):
-            tree = parse(cell.source)
-            if tree is not None:
-                seen.update(i for i, _ in reached_cells(used_names(tree), editable))
-    return seen
-
-
-def _orphan_violations(nb: Any, editable: list, kind: str) -> list:
-    """Violations in cells no part reaches: only smuggling explains them, so they cost all."""
-    reached = _reached_by_parts(nb, editable)
-    return [v for v in check_cells(editable, assignment=kind) if v.cell not in reached]
+def _gid(cell: Any) -> Any:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
 
 
 def _is_grade(cell: Any) -> bool:
@@ -175,20 +174,19 @@ def _error_text(cell: Any) -> str:
     return ""
 
 
-def _forbidden_message(violations: list) -> str:
-    listed = "; ".join(str(v) for v in violations[:3])
-    more = f" (and {len(violations) - 3} more)" if len(violations) > 3 else ""
-    return (
-        f"0 points: the solution may not use the package's reference passes or dynamic "
-        f"tricks: {listed}{more}. See 'What you may import' at the top of the notebook"
-    )
+#: Said in the feedback of a test cell the grader had to restore (chipsim.grading.sanitize).
+RESTORED = (
+    "Note: this test cell was changed or deleted in your notebook; the grader used the "
+    "course's original. Test cells are the course's: leave them as they are."
+)
 
 
-def _rewrite(cell: Any, score: PartScore) -> None:
+def _rewrite(cell: Any, score: PartScore, restored: bool = False) -> None:
     """Replace the outputs with: explanation, picture, and the plain float score."""
     from nbformat import from_dict
 
-    outputs = [text_output(score.explain())]
+    explain = score.explain()
+    outputs = [text_output(f"{RESTORED}\n\n{explain}" if restored else explain)]
     picture = picture_output(score)
     if picture is not None:
         outputs.append(picture)

@@ -19,6 +19,13 @@ say) is graded again, alone, by a fresh ``nbgrader autograde`` process.
 Before the pool starts, the assignments and students are entered in the gradebook by one
 process, so the workers never race to create the same rows.
 
+Only what changed is graded (:mod:`.ledger`): a submission whose bytes (and the grader's) are
+those of its last successful grading is skipped and reported as unchanged; a changed one is
+graded again (nbgrader's ``--force`` for that job); ``force=True`` regrades everything. A
+submission the grader cannot read (a link, not a notebook, too large, nested too deep) is not
+graded and is listed with the reason. The workers run in sessions of their own, apart from
+``make grade``'s; the kernels in namespaces of their own (:mod:`.sandbox`).
+
 Example (from the course root; ``make grade`` does this and then exports)::
 
     python -m chipsim.grading.cli grade --workers 2
@@ -40,14 +47,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from chipsim.errors import ChipsimError
+from chipsim.grading.jobs import Job, find_jobs, folder, job_key, order_jobs
+from chipsim.grading.jobs import digests as content_digests
+from chipsim.grading.ledger import Ledger, check_submission
 
-
-@dataclass(frozen=True, slots=True)
-class Job:
-    """One submitted notebook to autograde."""
-
-    student: str
-    assignment: str
+__all__ = ["Job", "find_jobs", "grade_all", "job_key", "order_jobs"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,25 +66,26 @@ class Outcome:
 
 @dataclass(frozen=True, slots=True)
 class GradeRun:
-    """All jobs of one run, in (assignment, student) order, and which failed verification."""
+    """One run: the jobs graded (in (assignment, student) order), those skipped as unchanged,
+    and those not graded: failed verification (``missing``) or refused (``rejected``: why)."""
 
     outcomes: tuple[Outcome, ...]
     missing: tuple[Job, ...] = field(default=())
+    skipped: tuple[Job, ...] = field(default=())
+    rejected: tuple[tuple[Job, str], ...] = field(default=())
 
     @property
     def ok(self) -> bool:
-        return not self.missing
+        return not self.missing and not self.rejected
 
-
-def find_jobs(course: Path, assignments: Sequence[str] | None = None) -> list[Job]:
-    """Every ``gradebook/submitted/<student>/<assignment>/`` folder with a notebook."""
-    root = Path(course) / "gradebook" / "submitted"
-    jobs = []
-    for student in sorted(p for p in root.glob("*") if p.is_dir()):
-        for folder in sorted(p for p in student.glob("*") if p.is_dir()):
-            if (assignments is None or folder.name in assignments) and any(folder.glob("*.ipynb")):
-                jobs.append(Job(student.name, folder.name))
-    return sorted(jobs, key=lambda j: (j.assignment, j.student))
+    def not_graded(self) -> dict[tuple[str, str], str]:
+        """(student, assignment) -> why it has no grade from this run."""
+        out = {(j.student, j.assignment): why for j, why in self.rejected}
+        logs = {o.job: o.log for o in self.outcomes}
+        for job in self.missing:
+            tail = logs.get(job, "").strip().splitlines()
+            out[(job.student, job.assignment)] = f"grading failed: {tail[-1] if tail else '?'}"
+        return out
 
 
 def db_url(course: Path) -> str:
@@ -121,8 +126,9 @@ def prepare(course: Path, jobs: Sequence[Job], env: dict[str, str] | None = None
 
 def _run(course: Path, cmd: list[str], env: dict[str, str] | None) -> subprocess.CompletedProcess:
     done = subprocess.run(
-        cmd, cwd=course, env=_env(env), capture_output=True, text=True, check=False
-    )
+        cmd, cwd=course, env=_env(env), capture_output=True, text=True, check=False,
+        start_new_session=True,
+    )  # fmt: skip
     if done.returncode != 0 and "generate_assignment" in cmd:
         raise ChipsimError(f"`{' '.join(cmd[-3:])}` failed:\n{done.stderr[-2000:]}")
     return done
@@ -137,21 +143,6 @@ def grade_one(
     done = _run(course, cmd, env)
     log = "" if done.returncode == 0 else (done.stdout + done.stderr)[-3000:]
     return Outcome(job, done.returncode, 1, log)
-
-
-def order_jobs(course: Path, jobs: Sequence[Job]) -> list[Job]:
-    """The jobs heaviest first, by the bytes of their submitted notebooks.
-
-    A notebook's grading time grows with what it holds; taking the longest jobs first
-    (longest processing time first) leaves only short ones for the end, so the workers
-    finish close together. Ties break on (assignment, student): the order is deterministic.
-    """
-    root = Path(course) / "gradebook" / "submitted"
-
-    def size(job: Job) -> int:
-        return sum(p.stat().st_size for p in (root / job.student / job.assignment).glob("*.ipynb"))
-
-    return sorted(jobs, key=lambda j: (-size(j), j.assignment, j.student))
 
 
 #: The variables that size numpy's BLAS thread pools (OpenBLAS, MKL, OpenMP builds).
@@ -192,7 +183,7 @@ WORKER = (sys.executable, "-m", "chipsim.grading.worker")
 def _start_worker(course: Path, cmd: Sequence[str], env: dict[str, str], log) -> subprocess.Popen:
     return subprocess.Popen(
         list(cmd), cwd=course, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
-        text=True, bufsize=1,
+        text=True, bufsize=1, start_new_session=True,
     )  # fmt: skip
 
 
@@ -302,14 +293,27 @@ def grade_all(
         worker: the command of one worker, to which the nbgrader arguments are appended.
     """
     course = Path(course)
-    jobs = find_jobs(course, assignments)
+    everything = find_jobs(course, assignments)
+    ledger = Ledger.load(course)
+    digests = content_digests(course, everything, _env(env))
+    rejected, jobs, skipped = [], [], []
+    for job in everything:
+        why = check_submission(folder(course, job))
+        if why:
+            rejected.append((job, why))
+            ledger.record(job_key(job), digests[job], "not graded", why)
+        elif not force and ledger.unchanged(job_key(job), digests[job]):
+            skipped.append(job)
+        else:
+            jobs.append(job)
     if not jobs:
-        return GradeRun(())
+        ledger.save(course)
+        return GradeRun((), (), tuple(skipped), tuple(rejected))
     prepare(course, jobs, env)
     workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
     bar = Progress(len(jobs), enabled=progress)
     queue = _Queue(order_jobs(course, jobs))
-    cmd = [*worker, *(["--force"] if force else []), *extra]
+    cmd = [*worker, "--force", *extra]  # the ledger decided: these are to be (re)graded
     wenv = worker_env(env, workers)
     outcomes: dict[Job, Outcome] = {}
     with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -333,7 +337,15 @@ def grade_all(
         out = grade_one(course, job, force=True, extra=extra, env=env)
         outcomes[job] = Outcome(job, out.returncode, outcomes[job].tries + 1, out.log)
     missing = verify(course, missing) if missing else []
-    return GradeRun(tuple(outcomes[j] for j in jobs), tuple(missing))
+    for job in jobs:  # the one place outcomes are written to the ledger
+        if job in missing:
+            ledger.record(job_key(job), digests[job], "not graded", outcomes[job].log[-500:])
+        else:
+            ledger.record(job_key(job), digests[job], "graded")
+    ledger.save(course)
+    return GradeRun(
+        tuple(outcomes[j] for j in jobs), tuple(missing), tuple(skipped), tuple(rejected)
+    )
 
 
 class Progress:

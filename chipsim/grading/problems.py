@@ -1,10 +1,15 @@
-"""The pristine problem definitions: part id -> instances built from fixed seeds.
+"""The pristine problem definitions: part id -> instances, each a family and a seed.
 
 A *part* is one graded test cell of an exercise notebook; its id is the nbgrader ``grade_id``
 of that cell (``fusion_chains``). Each part has visible instances (the learner sees and
 self-checks them) and hidden ones (only the autograder's copy of the test cell asks for
-them). Every instance is rebuilt from its seed whenever it is needed, in whichever process
-needs it, so the grader never uses an object that came from a learner's kernel.
+them). An :class:`Instance` is a family (``make(seed) -> problem``) and a seed: a visible
+instance's seed is public and fixed here; a hidden instance has **no seed in the package** —
+the grader draws it from a secret only it holds, different for every course run
+(:mod:`chipsim.grading.hidden`), and binds it with :meth:`Part.bind`. So the installed package
+can build *an* instance of every family, but not the hidden ones. Every instance is rebuilt
+from its family and seed whenever it is needed, in whichever process needs it, so the grader
+never uses an object that came from a learner's kernel.
 
 Instance kinds (what the learner's function gets, and how the answer is scored):
 
@@ -26,18 +31,20 @@ Example:
     ('fusion', ['chains_a'])
     >>> part.instance("chains_a").build().name
     'chains0'
+    >>> part.bind({"chains_h1": 7}).instance("chains_h1").build().name
+    'chains7'
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
+from chipsim.errors import ChipsimError
 from chipsim.grading import graphs
 from chipsim.ir import Graph, GraphBuilder, f32
 from chipsim.passes.memory.instances import (
-    mobilenet_v1_records,
     mobilenet_v2_records,
     packed_instance,
     random_records,
@@ -49,14 +56,31 @@ CHIP = "edge-npu"
 ALIGNMENT = 64
 
 
+class HiddenInstanceError(ChipsimError):
+    """A hidden instance was asked for without its seed (only the grader has the seeds)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Instance:
-    """One problem instance: an id, its kind, a builder, and whether it is hidden."""
+    """One problem instance: an id, its kind, its family ``make(seed)`` and its seed.
+
+    A hidden instance's ``seed`` is None until the grader binds it (:meth:`Part.bind`).
+    """
 
     id: str
     kind: str
-    build: Callable[[], Any]
+    make: Callable[[int], Any]
+    seed: int | None = 0
     hidden: bool = False
+
+    def build(self) -> Any:
+        """The problem (a graph, records, ...), built afresh from the family and the seed."""
+        if self.seed is None:
+            raise HiddenInstanceError(
+                f"instance {self.id!r} is hidden: it is drawn from the grader's secret and "
+                "exists only while a notebook is graded"
+            )
+        return self.make(self.seed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,28 +116,57 @@ class Part:
                 return i
         raise KeyError(f"part {self.id!r} has no instance {instance_id!r}")
 
+    def bind(self, seeds: Mapping[str, int]) -> Part:
+        """This part with its hidden instances' seeds (instance id -> seed) filled in."""
+        bound = tuple(
+            replace(i, seed=int(seeds[i.id])) if i.hidden and i.id in seeds else i
+            for i in self.instances
+        )
+        return replace(self, instances=bound)
+
 
 # -- exact-answer items ---------------------------------------------------------------------
 _PATTERN_NAMES = ("elementwise", "broadcast", "injective", "reduction", "contraction", "opaque")
 
 
-def _classify(ops: tuple[str, ...], pairs: tuple[tuple[str, str], ...]) -> Callable[[], dict]:
-    return lambda: {"ops": list(ops), "pairs": [list(p) for p in pairs]}
+def _classify(ops: tuple[str, ...], pairs: tuple[tuple[str, str], ...]) -> Callable[[int], dict]:
+    return lambda _seed: {"ops": list(ops), "pairs": [list(p) for p in pairs]}
 
 
 def _all_pairs() -> tuple[tuple[str, str], ...]:
     return tuple((p, c) for p in _PATTERN_NAMES for c in _PATTERN_NAMES)
 
 
-def liveness_graph(seed: int, width: int = 16) -> Graph:
-    """A small branchy graph without value hints, so record ids are print names (``%3``)."""
+#: The ops part 1 asks about (the notebook names each one's pattern class).
+PART1_OPS = tuple(
+    "neg exp log sqrt rsqrt tanh sigmoid relu gelu cast add sub mul div maximum minimum gt lt "
+    "ge le eq where broadcast_to transpose reshape concat slice sum max mean softmax layernorm "
+    "matmul conv2d constant".split()
+)
+
+
+def classify_variant(seed: int) -> dict:
+    """Part 1's hidden family: 12 of :data:`PART1_OPS` and 12 pattern pairs, drawn by the seed."""
+    import numpy as np
+
+    rng = np.random.default_rng([seed, 0])
+    ops = sorted(str(PART1_OPS[i]) for i in rng.choice(len(PART1_OPS), 12, replace=False))
+    pairs = _all_pairs()
+    chosen = sorted(int(i) for i in rng.choice(len(pairs), 12, replace=False))
+    return {"ops": ops, "pairs": [list(pairs[i]) for i in chosen]}
+
+
+def liveness_graph(seed: int, width: int = 16, ops: int | None = None) -> Graph:
+    """A small branchy graph without value hints, so record ids are print names (``%3``).
+
+    ``ops``: how many ops (default ``6 + seed % 3``)."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
     b = GraphBuilder(f"live{seed}")
     x = b.input((8, width), f32)
     pool = [x]
-    for k in range(6 + seed % 3):
+    for k in range(6 + seed % 3 if ops is None else ops):
         a = pool[-1 - int(rng.integers(min(len(pool), 3)))]
         if k % 3 == 2:
             y = b.op("add", a, pool[-1])
@@ -125,21 +178,29 @@ def liveness_graph(seed: int, width: int = 16) -> Graph:
     return b.build(pool[-1], pool[-3])
 
 
-def liveness_problem(seed: int, reverse_ties: bool) -> tuple[Graph, list[int]]:
+def liveness_problem(
+    seed: int, reverse_ties: bool, ops: int | None = None
+) -> tuple[Graph, list[int]]:
     """A graph and a schedule (node indices, a topological order) for the liveness part."""
     import networkx as nx
 
     from chipsim.passes.fusion.partition import node_dag
 
-    g = liveness_graph(seed)
+    g = liveness_graph(seed, ops=ops)
     key = (lambda i: -i) if reverse_ties else (lambda i: i)
     order = list(nx.lexicographical_topological_sort(node_dag(g), key=key))
     return g, order
 
 
 # -- the parts -----------------------------------------------------------------------------
-def _inst(id: str, kind: str, build: Callable[[], Any], hidden: bool = False) -> Instance:
-    return Instance(id, kind, build, hidden)
+def _inst(id: str, kind: str, make: Callable[[int], Any], seed: int = 0) -> Instance:
+    """A visible instance: ``make(seed)`` with a public seed."""
+    return Instance(id, kind, make, seed)
+
+
+def _hidden(id: str, kind: str, make: Callable[[int], Any]) -> Instance:
+    """A hidden instance: the family only; the grader supplies the seed."""
+    return Instance(id, kind, make, None, True)
 
 
 FUSION_PARTS = (
@@ -167,28 +228,7 @@ FUSION_PARTS = (
                     ),
                 ),
             ),
-            _inst(
-                "items_hidden",
-                "classify",
-                _classify(
-                    (
-                        "relu",
-                        "gelu",
-                        "mul",
-                        "where",
-                        "reshape",
-                        "slice",
-                        "mean",
-                        "softmax",
-                        "layernorm",
-                        "conv2d",
-                        "maximum",
-                        "concat",
-                    ),  # fmt: skip
-                    _all_pairs(),
-                ),
-                hidden=True,
-            ),
+            _hidden("items_hidden", "classify", classify_variant),
         ),
     ),
     Part(
@@ -200,9 +240,9 @@ FUSION_PARTS = (
         (),
         ("elementwise",),
         (
-            _inst("chains_a", "fusion", lambda: graphs.chain_graph(0, 256, 256)),
-            _inst("chains_h1", "fusion", lambda: graphs.chain_graph(11, 512, 128), True),
-            _inst("chains_h2", "fusion", lambda: graphs.chain_graph(12, 256, 384, 4), True),
+            _inst("chains_a", "fusion", lambda s: graphs.chain_graph(s, 256, 256)),
+            _hidden("chains_h1", "fusion", graphs.chain_variant),
+            _hidden("chains_h2", "fusion", graphs.chain_variant),
         ),
     ),
     Part(
@@ -214,10 +254,10 @@ FUSION_PARTS = (
         (),
         ("epilogue",),
         (
-            _inst("dense_small", "fusion", lambda: graphs.epilogue_graph(0, 512, 128, 256)),
-            _inst("dense_wide", "fusion", lambda: graphs.epilogue_graph(1, 128, 256, 4096)),
-            _inst("dense_h1", "fusion", lambda: graphs.epilogue_graph(4, 256, 128, 384, 3), True),
-            _inst("dense_h2", "fusion", lambda: graphs.epilogue_graph(3, 256, 128, 2048), True),
+            _inst("dense_small", "fusion", lambda s: graphs.epilogue_graph(s, 512, 128, 256)),
+            _inst("dense_wide", "fusion", lambda s: graphs.epilogue_graph(s, 128, 256, 4096), 1),
+            _hidden("dense_h1", "fusion", graphs.epilogue_variant),
+            _hidden("dense_h2", "fusion", graphs.epilogue_variant),
         ),
     ),
     Part(
@@ -229,12 +269,10 @@ FUSION_PARTS = (
         (),
         ("reference", "reference_window", "elementwise"),
         (
-            _inst("transformer", "fusion", lambda: graphs.transformer_graph(0, 128, 64, 256)),
-            _inst("cnn", "fusion", lambda: graphs.cnn_graph(0, 16, (3, 16, 32), 8)),
-            _inst(
-                "transformer_h", "fusion", lambda: graphs.transformer_graph(5, 64, 96, 384), True
-            ),
-            _inst("cnn_h", "fusion", lambda: graphs.cnn_graph(6, 8, (3, 32, 32), 32), True),
+            _inst("transformer", "fusion", lambda s: graphs.transformer_graph(s, 128, 64, 256)),
+            _inst("cnn", "fusion", lambda s: graphs.cnn_graph(s, 16, (3, 16, 32), 8)),
+            _hidden("transformer_h", "fusion", graphs.transformer_variant),
+            _hidden("cnn_h", "fusion", graphs.cnn_variant),
         ),
     ),
 )
@@ -249,9 +287,9 @@ MEMORY_PARTS = (
         (),
         (),
         (
-            _inst("live_a", "liveness", lambda: liveness_problem(0, False)),
-            _inst("live_h1", "liveness", lambda: liveness_problem(1, True), True),
-            _inst("live_h2", "liveness", lambda: liveness_problem(2, True), True),
+            _inst("live_a", "liveness", lambda s: liveness_problem(s, False)),
+            _hidden("live_h1", "liveness", lambda s: liveness_problem(s, True, 10 + s % 7)),
+            _hidden("live_h2", "liveness", lambda s: liveness_problem(s, s % 2 == 0, 10 + s % 7)),
         ),
     ),
     Part(
@@ -263,9 +301,9 @@ MEMORY_PARTS = (
         (),
         (),
         (
-            _inst("ff_a", "first_fit", lambda: random_records(8, 1, steps=8, max_size=4096)),
-            _inst("ff_h1", "first_fit", lambda: random_records(30, 7, steps=20), True),
-            _inst("ff_h2", "first_fit", lambda: mobilenet_v1_records(), True),
+            _inst("ff_a", "first_fit", lambda s: random_records(8, s, steps=8, max_size=4096), 1),
+            _hidden("ff_h1", "first_fit", lambda s: random_records(30, s, steps=20)),
+            _hidden("ff_h2", "first_fit", graphs.mobilenet_variant_records),
         ),
     ),
     Part(
@@ -277,10 +315,10 @@ MEMORY_PARTS = (
         (),
         ("greedy_by_size",),
         (
-            _inst("mobilenet_v2", "arena", lambda: mobilenet_v2_records()),
-            _inst("random_40", "arena", lambda: random_records(40, 3)),
-            _inst("mobilenet_v1_h", "arena", lambda: mobilenet_v1_records(), True),
-            _inst("random_60_h", "arena", lambda: random_records(60, 9, steps=80), True),
+            _inst("mobilenet_v2", "arena", lambda _s: mobilenet_v2_records()),
+            _inst("random_40", "arena", lambda s: random_records(40, s), 3),
+            _hidden("mobilenet_v1_h", "arena", graphs.mobilenet_variant_records),
+            _hidden("random_60_h", "arena", lambda s: random_records(60, s, steps=80)),
         ),
     ),
     Part(
@@ -292,10 +330,12 @@ MEMORY_PARTS = (
         (),
         ("greedy_by_size",),
         (
-            _inst("sram_transformer", "plan", lambda: graphs.transformer_graph(2, 128, 128, 512)),
-            _inst("packed_40", "arena", lambda: packed_instance(40, seed=2)),
-            _inst("sram_chain_h", "plan", lambda: graphs.chain_graph(7, 96, 256, 4), True),
-            _inst("packed_60_h", "arena", lambda: packed_instance(60, seed=5), True),
+            _inst(
+                "sram_transformer", "plan", lambda s: graphs.transformer_graph(s, 128, 128, 512), 2
+            ),
+            _inst("packed_40", "arena", lambda s: packed_instance(40, seed=s), 2),
+            _hidden("sram_chain_h", "plan", graphs.chain_variant),
+            _hidden("packed_60_h", "arena", lambda s: packed_instance(60, seed=s % 2**32)),
         ),
     ),
 )

@@ -24,21 +24,32 @@ class Row:
     part: str
     score: float
     max_score: float
+    #: "graded", "needs manual grading" (no automatic score), or "not graded: <why>"
+    status: str = "graded"
 
 
-def collect(db_url: str) -> list[Row]:
-    """Every autograded score in the gradebook, sorted by assignment, part, student."""
+def collect(db_url: str, not_graded: dict[tuple[str, str], str] | None = None) -> list[Row]:
+    """Every autograded score in the gradebook, sorted by assignment, part, student.
+
+    ``not_graded``: (student, assignment) -> why the last grading run could not grade it; its
+    rows say so in ``status`` (their score is whatever the gradebook still holds, or 0)."""
     from nbgrader.api import Gradebook
 
     rows = []
     with Gradebook(db_url) as gb:
         for assignment in gb.assignments:
             for sub in assignment.submissions:
+                why = (not_graded or {}).get((sub.student.id, assignment.name))
                 for nb in sub.notebooks:
                     for g in nb.grades:
                         score = g.score if g.score is not None else 0.0
+                        status = f"not graded: {why}" if why else "graded"
+                        if not why and g.auto_score is None and g.manual_score is None:
+                            status = "needs manual grading"
                         rows.append(
-                            Row(sub.student.id, assignment.name, g.name, score, g.max_score)
+                            Row(
+                                sub.student.id, assignment.name, g.name, score, g.max_score, status
+                            )  # fmt: skip
                         )
     return sorted(rows, key=lambda r: (r.assignment, r.part, r.student))
 
@@ -51,7 +62,7 @@ def totals(rows: Sequence[Row]) -> dict[str, float]:
 
 
 def write_csv(rows: Sequence[Row], path: Path) -> Path:
-    """``student,assignment,part,score,max_score``, one line per row."""
+    """``student,assignment,part,score,max_score,status``, one line per row."""
     path = Path(path)
     with path.open("w", newline="") as f:
         w = csv.writer(f)

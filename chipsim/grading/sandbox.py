@@ -1,147 +1,256 @@
-"""The ``chipsim-sandbox`` kernel: learners' code runs unprivileged, with resource limits.
+"""The grader's side of the sandbox: which isolation this machine allows, and each kernel's setup.
 
-:func:`install_kernelspec` writes a kernelspec whose launcher (:mod:`.sandbox_launch`, run
-as the grading user) starts ``python -m ipykernel_launcher`` under ``setpriv`` (as
-``nobody:nogroup`` when the grader is root) and ``prlimit`` (address space, CPU seconds,
-processes). :func:`lock_down` makes a course's private folders (``solutions/``,
-``gradebook/``: sources, hidden tests, submissions and the sqlite gradebook) readable by
-their owner only. Autograding selects the kernel through
-:class:`~chipsim.grading.execute.GuardedExecute` (``kernel_name``).
+A learner's kernel runs under :mod:`.sandbox_launch` (namespaces, an identity of its own,
+limits; see that module for the mechanism). This module decides and prepares:
 
-What holds where:
+* :func:`sandbox_mode` — ``"root"`` (the grader is root: each kernel gets a uid of its own),
+  ``"userns"`` (not root, but unprivileged user namespaces work: the same namespaces, every
+  kernel mapped to the grader's uid) or ``None`` (neither: no isolation is possible, and
+  :class:`~chipsim.grading.execute.GuardedExecute` refuses to grade unless the instructor
+  says ``allow_unsandboxed``); :func:`why_no_sandbox` says what to do about it;
+* :class:`Limits` — one kernel's resource limits;
+* :class:`KernelRun` — one kernel's private run folder (its sockets, its status), the
+  kernelspec that starts it through the launcher, and :meth:`KernelRun.status`: how the
+  kernel ended, as the supervisor saw it;
+* :func:`lock_down` — the course's private folders made 0700 (defence in depth; the kernel
+  does not even see the course folder).
 
-* **root**: the kernel runs as ``nobody`` — it cannot read ``solutions/`` or the gradebook,
-  cannot write chipsim's files, cannot signal the grader — and under the limits.
-* **not root**: the kernel runs as the grader under the limits only; the protection is the
-  grader's: rescoring outside the kernel, the manifest check of chipsim's files, and the
-  static checks of the learner's cells.
+Guarantees, each with its test in ``tests/grading/test_grading_sandbox.py``: the kernel sees
+no file of the course but the package view; it cannot write the package; it cannot see or
+signal any process outside its namespace (the grader, other kernels); every process it
+started ends with it; it has no network; its scratch is its own. As root, in addition, every
+concurrently running kernel has its own uid (separate process limits).
 
 Example:
-    >>> limits = Limits(memory_bytes=2 << 30, cpu_seconds=600)
-    >>> limits.argv()[4:6]
-    ['--as-bytes', '2147483648']
+    >>> Limits(memory_bytes=2 << 30, cpu_seconds=600).argv()[:4]
+    ['--as-bytes', '2147483648', '--cpu', '600']
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
 import sys
+import tempfile
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-#: The kernelspec's name (``c.GuardedExecute.kernel_name``).
+#: The kernelspec's name (one private kernelspec folder per grading process).
 KERNEL_NAME = "chipsim-sandbox"
 LAUNCHER = Path(__file__).with_name("sandbox_launch.py")
+#: Variables of the grader's environment a kernel may see (BLAS threads, nbgrader's flag).
+PASSED_ENV = (
+    "NBGRADER_EXECUTION", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS",
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Resource limits of one learner kernel (``prlimit``) and the user it runs as.
+    """Resource limits of one learner kernel.
 
     Attributes:
-        memory_bytes: address-space limit: a bigger allocation raises ``MemoryError``.
-        cpu_seconds: CPU time of the whole kernel: past it the kernel is killed (and the
-            grader restarts it; see :class:`~chipsim.grading.execute.GuardedExecute`).
-        nproc: processes and threads of the unprivileged user, all kernels together.
-        user, group: who the kernel runs as when the grader is root.
-        file_bytes: the largest file the kernel may write (or grow), stderr included: past
-            it a write fails with ``OSError: File too large``, so a learner cannot fill the
-            grader's disk.
+        memory_bytes: address space per process: a bigger allocation raises ``MemoryError``.
+        cpu_seconds: CPU time of the kernel process: past it the kernel is stopped.
+        nproc: processes and threads (as root: of the kernel's own uid, so per kernel).
+        file_bytes: the largest file the kernel may write (or grow).
+        scratch_bytes: the size of the kernel's private ``/tmp`` (also its home).
     """
 
     memory_bytes: int = 4 << 30
     cpu_seconds: int = 900
-    nproc: int = 1024
-    user: str = "nobody"
-    group: str = "nogroup"
-    file_bytes: int = 1 << 30
+    nproc: int = 256
+    file_bytes: int = 256 << 20
+    scratch_bytes: int = 512 << 20
 
     def argv(self) -> list[str]:
-        python, site = kernel_python()
         return [
-            "--python", python, "--site", site,
             "--as-bytes", str(self.memory_bytes), "--cpu", str(self.cpu_seconds),
-            "--nproc", str(self.nproc), "--user", self.user, "--group", self.group,
-            "--fsize", str(self.file_bytes),
+            "--nproc", str(self.nproc), "--fsize", str(self.file_bytes),
+            "--scratch-bytes", str(self.scratch_bytes),
         ]  # fmt: skip
 
 
-def world_reachable(path: str | Path) -> bool:
-    """Can any user reach ``path`` (every folder above it searchable, the file readable)?"""
-    path = Path(os.path.realpath(path))
-    if not path.exists() or not path.stat().st_mode & 0o004:
+#: The namespaces every kernel gets: mount, PID, network, IPC, UTS (linux/sched.h).
+NAMESPACES = 0x00020000 | 0x20000000 | 0x40000000 | 0x08000000 | 0x04000000
+CLONE_NEWUSER = 0x10000000
+
+
+@functools.cache
+def sandbox_mode() -> str | None:
+    """``"root"``, ``"userns"`` or ``None``: the isolation this process can give kernels.
+
+    Tried, not assumed: a container may run us as root without the right to make namespaces.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    if os.geteuid() == 0 and _can_unshare(NAMESPACES):
+        return "root"
+    return "userns" if _can_unshare(CLONE_NEWUSER | NAMESPACES) else None
+
+
+def _can_unshare(flags: int) -> bool:
+    """Can a child of this process create these namespaces (as the launcher will)?"""
+    import subprocess
+
+    probe = (
+        "import ctypes, sys; libc = ctypes.CDLL(None, use_errno=True); "
+        f"sys.exit(0 if libc.unshare({flags}) == 0 else 1)"
+    )
+    try:
+        done = subprocess.run([sys.executable, "-I", "-S", "-c", probe], timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
         return False
-    return all(p.stat().st_mode & 0o001 for p in path.parents)
+    return done.returncode == 0
 
 
-def kernel_python() -> tuple[str, str]:
-    """The interpreter the sandboxed kernel runs, and a site folder to add (or ``""``).
+def why_no_sandbox() -> str:
+    """What to tell an instructor whose machine cannot sandbox kernels."""
+    return (
+        "chipsim cannot isolate learners' kernels here: it needs to run as root, or a Linux "
+        "kernel that lets this user create user namespaces (e.g. `sysctl "
+        "kernel.unprivileged_userns_clone=1`, or on Ubuntu an AppArmor profile allowing it). "
+        "Without isolation a submitted notebook can read the solutions and the hidden-instance "
+        "secret, rewrite the gradebook and stop the grader. Grade as root, or, only for "
+        "notebooks you trust, run `make grade GRADE_FLAGS=--unsafe-no-sandbox`."
+    )
 
-    Normally this venv's own ``python``. When its base installation is private (a Python
-    built under ``/root``, say), an unprivileged user cannot start it: then a system Python
-    of the same version runs the kernel with this venv's ``site-packages`` added (the
-    extension modules share the ABI of one minor version).
+
+def package_dir() -> Path:
+    """Where the kernel imports chipsim from (the view is shown there)."""
+    import chipsim
+
+    return Path(chipsim.__file__).resolve().parent
+
+
+def site_dirs() -> list[str]:
+    """The grader's ``site-packages`` folders: the kernel sees (and imports from) the same."""
+    names = ("site-packages", "dist-packages")
+    return [p for p in dict.fromkeys(sys.path) if os.path.basename(p) in names and os.path.isdir(p)]
+
+
+def run_base() -> Path:
+    """The folder of the grader's per-kernel run folders (short paths: sockets live there)."""
+    return Path(tempfile.gettempdir())
+
+
+class KernelRun:
+    """One kernel's private run folder, made by the grader (0700) and kept from the kernel.
+
+    It holds ``ipc/`` (the kernel's sockets: the only folder the kernel shares with the
+    grader, read-only once the sockets exist), ``kernels/chipsim-sandbox/kernel.json`` (how
+    to start the launcher) and, written by the launcher, ``ready`` and ``status.json``.
     """
-    base = Path(sys.base_prefix) / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
-    if not can_drop_privileges() or (world_reachable(sys.executable) and world_reachable(base)):
-        return sys.executable, ""
-    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
-    for folder in ("/usr/bin", "/usr/local/bin"):
-        candidate = Path(folder) / version
-        if world_reachable(candidate):
-            import sysconfig
 
-            return str(candidate), sysconfig.get_paths()["purelib"]
-    return sys.executable, ""  # the launcher will say the kernel cannot drop privileges
+    def __init__(self, mode: str, limits: Limits, view: Path | None, env: dict[str, str]):
+        self.mode, self.limits, self.view, self.env = mode, limits, view, dict(env)
+        sweep_run_dirs()
+        self.path = Path(tempfile.mkdtemp(prefix=f"chipsim-k-{os.getpid()}-", dir=run_base()))
+        (self.path / "ipc").mkdir(mode=0o700)
+        self.kernels = self.path / "kernels"
+        self._write_kernelspec()
+
+    @property
+    def ip(self) -> str:
+        """The ``ip`` of the ipc transport: the sockets are ``ipc/k-<port>``."""
+        return str(self.path / "ipc" / "k")
+
+    def _write_kernelspec(self) -> None:
+        pkg = package_dir()
+        sites = site_dirs()
+        binds = sorted({sys.prefix, sys.base_prefix, *sites})
+        argv = [sys.executable, "-I", "-S", str(LAUNCHER), "--run-dir", str(self.path),
+                "--mode", self.mode, "--python", sys.executable,
+                "--pythonpath", os.pathsep.join([str(pkg.parent), *sites]),
+                *self.limits.argv()]  # fmt: skip
+        for path in binds:
+            argv += ["--bind-ro", path]
+        if self.view is not None:
+            argv += ["--view", f"{self.view}:{pkg}"]
+        for name in (*PASSED_ENV, *self.env):
+            argv += ["--env", name]
+        spec = {
+            "argv": [*argv, "{connection_file}"],
+            "display_name": "Python 3 (chipsim sandbox)",
+            "language": "python",
+            "interrupt_mode": "signal",
+            "env": self.env,
+            "metadata": {"debugger": False},
+        }
+        folder = self.kernels / KERNEL_NAME
+        folder.mkdir(parents=True)
+        (folder / "kernel.json").write_text(json.dumps(spec, indent=1) + "\n")
+
+    def clear(self) -> None:
+        """Forget the last kernel's status (before a start or a restart)."""
+        for name in ("ready", "status.json"):
+            (self.path / name).unlink(missing_ok=True)
+
+    def wait_ready(self, timeout: float, alive: Callable[[], bool] = lambda: True) -> dict | None:
+        """Wait until the kernel's sockets are locked; None when ready, else its status.
+
+        ``alive``: is the launcher still running (a launcher that died says nothing more)?"""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if (self.path / "ready").exists():
+                return None
+            status = self.status()
+            if status is not None:
+                return status
+            if not alive():
+                return self.status(wait=1.0) or {"setup_error": "the launcher failed (see log)"}
+            time.sleep(0.02)
+        return {"setup_error": f"the kernel did not start within {timeout:.0f} s"}
+
+    def status(self, wait: float = 0.0) -> dict | None:
+        """How the last kernel ended (``status.json``), waiting up to ``wait`` seconds."""
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                return json.loads((self.path / "status.json").read_text())
+            except (FileNotFoundError, ValueError):
+                if time.monotonic() >= deadline:
+                    return None
+                time.sleep(0.05)
+
+    def remove(self) -> None:
+        """Delete the run folder (after the kernel ended: nothing in it can change any more;
+        ``shutil.rmtree`` works by file descriptor and never follows a link)."""
+        shutil.rmtree(self.path, ignore_errors=True)
 
 
-def can_drop_privileges() -> bool:
-    """True when kernels can run as another user (root, with ``setpriv`` installed)."""
-    return os.geteuid() == 0 and shutil.which("setpriv") is not None
-
-
-def default_kernel_dir() -> Path:
-    """``<sys.prefix>/share/jupyter/kernels``: the venv's own kernels, found by Jupyter."""
-    return Path(sys.prefix) / "share" / "jupyter" / "kernels"
-
-
-def install_kernelspec(limits: Limits = Limits(), prefix: Path | None = None) -> Path:
-    """Write the ``chipsim-sandbox`` kernelspec (kernel.json + a copy of the launcher).
-
-    Args:
-        limits: the limits baked into the kernel's command line.
-        prefix: the ``kernels`` folder to install into (default: the venv's).
-
-    Returns:
-        The kernelspec's folder.
-    """
-    folder = (prefix or default_kernel_dir()) / KERNEL_NAME
-    folder.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(LAUNCHER, folder / "launch.py")
-    spec = {
-        "argv": [sys.executable, "{resource_dir}/launch.py", *limits.argv(), "{connection_file}"],
-        "display_name": "Python 3 (chipsim sandbox)",
-        "language": "python",
-        "interrupt_mode": "signal",
-        "env": {"PYTHONDONTWRITEBYTECODE": "1"},
-        "metadata": {"debugger": False},
-    }
-    (folder / "kernel.json").write_text(json.dumps(spec, indent=1) + "\n")
-    return folder
+def sweep_run_dirs() -> list[Path]:
+    """Remove run folders left by grading processes that were killed (their pid is in the
+    name); only this user's own real folders, never through a link."""
+    gone = []
+    for path in run_base().glob("chipsim-k-*-*"):
+        try:
+            pid = int(path.name.split("-")[2])
+            st = path.lstat()
+        except (ValueError, OSError):
+            continue
+        if st.st_uid != os.geteuid() or not path.is_dir() or path.is_symlink():
+            continue
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+            gone.append(path)
+        except PermissionError:
+            pass
+    return gone
 
 
 def lock_down(course: Path, private: tuple[str, ...] = ("solutions", "gradebook")) -> list[Path]:
-    """Make the course's private folders 0700, so a sandboxed kernel cannot enter them; the
-    course folder itself stays traversable (the kernel may import chipsim from it).
-
-    Returns the folders changed. Does nothing for folders that do not exist.
-    """
+    """Make the course's private folders 0700 (the kernel does not see the course at all;
+    this also keeps other users of the machine out). Returns the folders changed."""
     done = []
     for name in private:
         path = Path(course) / name
-        if path.is_dir():
-            path.chmod(0o700)  # the folder's mode is enough: nothing inside can be reached
+        if path.is_dir() and not path.is_symlink():
+            path.chmod(0o700)
             done.append(path)
     return done

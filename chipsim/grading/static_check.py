@@ -1,21 +1,25 @@
-"""Static checks of a learner's cells: no reuse of the reference passes, no dynamic tricks.
+"""Static checks of a learner's cells: flags for the instructor, never a score.
 
-The grader reads (never runs) the code cells a learner could edit and looks for:
+Grading does not depend on this scan: the kernel that runs a notebook simply has no reference
+pass to call (:mod:`chipsim.grading.view`) and no other learner's file to read
+(:mod:`chipsim.grading.sandbox`). The scan reads (never runs) the code cells a learner could
+edit and lists what an instructor may want to look at, in ``gradebook/flags.csv``
+(:func:`instructor_flags`):
 
 * an import that is not on :data:`ALLOWED_IMPORTS` (module -> names that may be imported
   from it; ``"*"`` means any name);
 * a name or attribute of the package's reference passes (:data:`FORBIDDEN_NAMES`), or an
-  attribute that reaches inside objects (``__dict__``, ``__globals__``, ``passes``, ...);
+  attribute that reaches inside objects (``__globals__``, ``passes``, ...; the everyday
+  dunders of :data:`HARMLESS_DUNDERS` such as ``super().__init__`` are fine);
 * the dynamic tools that could reach them by a computed name: ``eval``, ``exec``,
   ``__import__``, ``globals``, ``vars``, ``locals``, ``getattr``/``setattr`` with a name that
-  is not a literal, and IPython magics or shell commands;
-* ``compile(...)`` asked for the reference pass by name: in the fusion notebook every
-  ``compile`` call must pass ``fusion=`` a function (not a string), in the memory notebook
-  ``planner=`` a function.
+  is not a literal, and IPython magics or shell commands (``%time``/``%timeit``/
+  ``%matplotlib`` are fine);
+* ``compile(...)`` asked for a reference pass by name (``fusion="reference"``).
 
-A name the learner defines (``def first_fit(...)``) is theirs to use. Each part may forbid
-more names (:attr:`Part.forbidden`, e.g. ``get_op`` in the part that asks for op patterns);
-those are checked in the cells the part's test cell *reaches* through the names it uses.
+A name the learner defines (``def first_fit(...)``) is theirs to use. Each part may name more
+(:attr:`Part.forbidden`, e.g. ``get_op`` in the part that asks for op patterns); those are
+checked in the cells the part's test cell *reaches* through the names it uses.
 
 Example:
     >>> [v.what for v in check_cells([(0, "from chipsim.passes.fusion import reference_fusion")],
@@ -37,6 +41,7 @@ ALLOWED_IMPORTS: dict[str, object] = {
     "bisect": "*", "dataclasses": "*", "typing": "*", "random": "*", "numpy": "*",
     "networkx": "*", "matplotlib": "*", "matplotlib.pyplot": "*", "sys": "*", "warnings": "*",
     "time": "*", "copy": "*", "operator": "*", "pprint": "*", "enum": "*", "statistics": "*",
+    "IPython.display": "*",
     "chipsim": ("GraphBuilder", "Graph", "Node", "Value", "Pattern", "TensorType", "f32",
                 "interpret", "verify", "compile", "ChipsimError", "PartitionError", "PlanError"),
     "chipsim.ir": "*",
@@ -68,8 +73,16 @@ FORBIDDEN_ATTRS = frozenset(
 )
 #: Builtins that could reach anything by a computed name.
 DYNAMIC = frozenset({"eval", "exec", "__import__", "globals", "vars", "locals", "breakpoint"})
-#: The keyword a ``compile(...)`` call must give a function, per assignment.
+#: The keyword of ``compile(...)`` that names a reference pass, per assignment.
 COMPILE_KEYWORD = {"fusion": "fusion", "memory_planning": "planner"}
+#: Dunder attributes every Python programmer uses (``super().__init__``, ``type(x).__name__``).
+HARMLESS_DUNDERS = frozenset(
+    "__init__ __name__ __qualname__ __doc__ __repr__ __str__ __len__ __eq__ __ne__ __lt__ "
+    "__le__ __gt__ __ge__ __hash__ __iter__ __next__ __getitem__ __setitem__ __contains__ "
+    "__call__ __enter__ __exit__ __post_init__ __class__ __module__ __add__ __mul__".split()
+)
+#: IPython magics that only time or plot.
+HARMLESS_MAGICS = ("%time ", "%timeit ", "%%time", "%%timeit", "%matplotlib")
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +109,10 @@ def parse(source: str) -> ast.Module | None:
 def _is_magic(line: str) -> bool:
     s = line.lstrip()
     return s.startswith(("%", "!")) or (s.endswith("?") and not s.startswith("#"))
+
+
+def _harmless_magic(line: str) -> bool:
+    return (line.lstrip() + " ").startswith(HARMLESS_MAGICS)
 
 
 def defined_names(tree: ast.AST) -> set[str]:
@@ -165,7 +182,7 @@ def check_cells(
     out: list[Violation] = []
     for i, tree, src in trees:
         for n, line in enumerate(src.splitlines(), start=1):
-            if _is_magic(line):
+            if _is_magic(line) and not _harmless_magic(line):
                 out.append(Violation(i, n, "IPython magics and shell commands are not allowed"))
         if tree is not None:
             out += _check_tree(i, tree, forbidden, set(extra), assignment)
@@ -201,7 +218,8 @@ def _check_tree(
             if node.attr in forbidden or node.attr in FORBIDDEN_ATTRS:
                 bad(node, f"reaches .{node.attr}, which is not allowed in a solution")
             elif node.attr.startswith("__") and node.attr.endswith("__"):
-                bad(node, f"reaches .{node.attr}, which is not allowed in a solution")
+                if node.attr not in HARMLESS_DUNDERS:
+                    bad(node, f"reaches .{node.attr}, which is not allowed in a solution")
         elif isinstance(node, ast.Call):
             out += _check_call(cell, node, forbidden, assignment)
     return out
@@ -215,19 +233,20 @@ def _check_call(cell: int, node: ast.Call, forbidden: set[str], assignment: str)
         key = node.args[1]
         if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
             out.append(Violation(cell, node.lineno, f"{name}() with a computed attribute name"))
-        elif key.value in forbidden or key.value.startswith("__"):
+        elif key.value in forbidden or (
+            key.value.startswith("__") and key.value not in HARMLESS_DUNDERS
+        ):
             out.append(Violation(cell, node.lineno, f"{name}() reaches {key.value!r}"))
     if name == "compile" and assignment in COMPILE_KEYWORD:
         word = COMPILE_KEYWORD[assignment]
-        given = {k.arg: k.value for k in node.keywords}
-        value = given.get(word)
-        if value is None or isinstance(value, ast.Constant):
+        value = {k.arg: k.value for k in node.keywords}.get(word)
+        named = isinstance(value, ast.Constant) and isinstance(value.value, str)
+        if named and value.value.lower() not in ("none", "naive"):
             out.append(
                 Violation(
                     cell,
                     node.lineno,
-                    f"compile(...) must be given {word}=<your function>: "
-                    f"the default or a named {word} pass is the reference, not your answer",
+                    f"compile(..., {word}={value.value!r}) asks for a reference pass by name",
                 )
             )
     return out
@@ -253,3 +272,44 @@ def reached_cells(start: Iterable[str], cells: Sequence[tuple[int, str]]) -> lis
                 wanted |= uses
                 changed = True
     return sorted(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Flag:
+    """A finding for the instructor: the part whose code it is in (``""``: no part's), where."""
+
+    part: str
+    cell: int
+    line: int
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.part or 'no part'}: cell {self.cell}, line {self.line}: {self.what}"
+
+
+def instructor_flags(
+    editable: Sequence[tuple[int, str]],
+    tests: dict[str, str],
+    *,
+    assignment: str,
+    forbidden: dict[str, Iterable[str]] | None = None,
+) -> list[Flag]:
+    """Every finding in ``editable`` cells, each with the part whose test cell reaches it.
+
+    Args:
+        editable: ``(cell index, source)`` of the cells the learner could edit.
+        tests: part id -> the source of its test cell.
+        assignment: ``"fusion"`` or ``"memory_planning"``.
+        forbidden: part id -> more names that part forbids.
+    """
+    out: list[Flag] = []
+    seen: set[int] = set()
+    for part, source in tests.items():
+        tree = parse(source)
+        reached = reached_cells(used_names(tree) if tree is not None else set(), editable)
+        seen.update(i for i, _ in reached)
+        extra = (forbidden or {}).get(part, ())
+        found = check_cells(reached, assignment=assignment, extra=extra)
+        out += [Flag(part, v.cell, v.line, v.what) for v in found]
+    rest = [v for v in check_cells(editable, assignment=assignment) if v.cell not in seen]
+    return out + [Flag("", v.cell, v.line, v.what) for v in rest]

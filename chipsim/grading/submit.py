@@ -48,8 +48,10 @@ class Answer:
 
 
 def instances(part_id: str, *, hidden: bool = False) -> dict[str, Any]:
-    """The visible instances of a part (graphs or usage records), to explore in a notebook."""
-    part = get_part(part_id)
+    """The visible instances of a part (graphs or usage records), to explore in a notebook.
+
+    ``hidden=True`` works only while the notebook is graded (the grader gives the seeds)."""
+    part = _bound(get_part(part_id)) if hidden else get_part(part_id)
     return {i.id: i.build() for i in part.instances if hidden or not i.hidden}
 
 
@@ -66,7 +68,7 @@ def submit(
             except under ``nbgrader autograde`` (which sets ``NBGRADER_EXECUTION``), where
             the grader computes the real score anyway.
     """
-    part = get_part(part_id)
+    part = _bound(get_part(part_id)) if hidden else get_part(part_id)
     if len(fns) != len(part.functions):
         raise TypeError(f"part {part_id!r} takes {len(part.functions)} function(s): "
                         f"{', '.join(part.functions)}")  # fmt: skip
@@ -83,6 +85,13 @@ def submit(
 
         provisional = score_answer(part, doc, points=part.points, required=[i.id for i in chosen])
     return Answer(part, doc, provisional)
+
+
+def _bound(part: Part) -> Part:
+    """``part`` with the hidden seeds the grader gave this kernel (see :mod:`.hidden`)."""
+    from chipsim.grading.hidden import bind_from_env
+
+    return bind_from_env(part)
 
 
 def _answer_one(inst: Instance, fns: tuple[Callable[..., Any], ...]) -> dict[str, Any]:

@@ -12,15 +12,19 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import nbformat
 
-from chipsim.grading.sandbox import Limits, install_kernelspec
+from chipsim.grading.sandbox import sandbox_mode
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
+
+
+#: Where this machine cannot sandbox kernels the end-to-end tests still grade, unsandboxed
+#: by the instructor's explicit choice (and the isolation tests skip, saying why).
+NO_SANDBOX = sandbox_mode() is None
 
 
 def make_course(tmp: Path) -> Path:
@@ -28,6 +32,10 @@ def make_course(tmp: Path) -> Path:
     course = tmp / "course"
     course.mkdir()
     shutil.copy(ROOT / "nbgrader_config.py", course)
+    if NO_SANDBOX:
+        with (course / "nbgrader_config.py").open("a") as f:
+            f.write("\n# tests on a machine without namespaces: grade unsandboxed, explicitly\n")
+            f.write("c.GuardedExecute.allow_unsandboxed = True\n")
     shutil.copytree(ROOT / "solutions", course / "solutions")
     shutil.copytree(
         ROOT / "chipsim", course / "pkg" / "chipsim", ignore=shutil.ignore_patterns("__pycache__")
@@ -35,27 +43,15 @@ def make_course(tmp: Path) -> Path:
     return course
 
 
-def make_sandbox_course(tmp: Path, limits: Limits | None = None) -> Path:
-    """A course the sandboxed kernel can use: world-traversable folders (pytest's own temporary
-    folder is private to root) and the chipsim-sandbox kernelspec in ``<course>/jupyter``."""
-    tmp = Path(tmp)
-    tmp.chmod(0o755)
-    for parent in tmp.parents:
-        if parent == Path(tempfile.gettempdir()):
-            break
-        parent.chmod(parent.stat().st_mode | 0o111)  # traversable, not listable
-    course = make_course(tmp)
-    course.chmod(0o755)
-    install_kernelspec(limits or Limits(), prefix=course / "jupyter" / "kernels")
-    return course
+def make_sandbox_course(tmp: Path) -> Path:
+    """A course graded in the sandbox (every course is: the kernel sees none of its files)."""
+    return make_course(Path(tmp))
 
 
 def course_env(course: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"  # nbgrader needs alembic on PATH
     env["PYTHONPATH"] = str(course / "pkg")
-    if (course / "jupyter").is_dir():  # the sandbox kernelspec of this course only
-        env["JUPYTER_PATH"] = str(course / "jupyter")
     return env
 
 

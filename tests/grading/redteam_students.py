@@ -212,6 +212,85 @@ warnings.warn("this draft still has TODOs")  # a Python warning in the learner's
 """
 
 
+# -- ways around a block-list of names (the issue found ten): each reaches the reference --------
+BYPASSES = {
+    "rt_attrgetter": "import operator\n\n\ndef my_fusion(graph, chip):\n"
+    "    return operator.attrgetter('passes.fusion.reference_fusion')(chipsim)(graph, chip)\n",
+    "rt_reduce_getattr": "import functools\n\n\ndef my_fusion(graph, chip):\n"
+    "    path = ['passes', 'fusion', 'reference_fusion']\n"
+    "    return functools.reduce(getattr, path, chipsim)(graph, chip)\n",
+    "rt_sys_modules": "import sys\n\n\ndef my_fusion(graph, chip):\n"
+    "    return sys.modules['chipsim.passes.fusion'].reference_fusion(graph, chip)\n",
+    "rt_get_ipython": "def my_fusion(graph, chip):\n"
+    "    get_ipython().ex('from chipsim.passes.fusion import reference_fusion as _r')\n"
+    "    return get_ipython().user_ns['_r'](graph, chip)\n",
+    "rt_builtins_attr": "import builtins\n\n\ndef my_fusion(graph, chip):\n"
+    "    space = {}\n"
+    "    builtins.__dict__['ex' + 'ec']('from chipsim.passes.fusion import reference_fusion "
+    "as R', space)\n    return space['R'](graph, chip)\n",
+    "rt_compile_alias": "def my_fusion(graph, chip):\n"
+    "    how = dict(fusion='refe' + 'rence', simplify=False)\n"
+    "    return chipsim.compile(graph, **how).partition\n",
+    "rt_redefine_name": "from chipsim.grading import checks as reference_fusion\n\n\n"
+    "def my_fusion(graph, chip):\n"
+    "    return reference_fusion.fusion_strategy('reference', graph)\n",
+    "rt_pickle": "import pickle\n\n\ndef my_fusion(graph, chip):\n"
+    "    ref = pickle.loads(b'cchipsim.passes.fusion.reference\\nreference_fusion\\n.')\n"
+    "    return ref(graph, chip)\n",
+    "rt_gc": "import gc\n\n\ndef my_fusion(graph, chip):\n"
+    "    name = 'reference_fusion'\n"
+    "    found = [o for o in gc.get_objects() if getattr(o, '__name__', '') == name]\n"
+    "    return found[0](graph, chip)\n",
+    "rt_frame_builtins": "import sys\n\n\ndef my_fusion(graph, chip):\n"
+    "    imp = sys._getframe().f_builtins['__import__']\n"
+    "    return imp('chipsim.passes.fusion', fromlist=['x']).reference_fusion(graph, chip)\n",
+    # new ones: the reference's source found on disk, or in a clever-looking place
+    "rt_source_on_disk": "import glob\n\n\ndef my_fusion(graph, chip):\n"
+    "    for path in glob.glob('/**/fusion/reference.py', recursive=True):\n"
+    "        space = {'__name__': 'stolen'}\n"
+    "        exec(compile(open(path).read(), path, 'exec'), space)\n"
+    "        return space['reference_fusion'](graph, chip)\n"
+    "    raise RuntimeError('no source found')\n",
+}
+
+#: A cell IPython runs but ``ast.parse`` rejects (the old scan skipped such cells).
+UNPARSABLE = "files = !true\nfrom chipsim.passes.fusion import reference_fusion as SMUGGLED\n"
+UNPARSABLE_USE = "def my_fusion(graph, chip):\n    return SMUGGLED(graph, chip)\n"
+
+#: An experiments cell that kills every process it can see (its own kernel included) and
+#: leaves a crowd of daemons: the grader, and every other learner, must not notice.
+KILL_ALL = """
+import os, signal, subprocess
+for _ in range(100):
+    subprocess.Popen(["sleep", "987655"], start_new_session=True)
+for pid in (1, os.getppid()):
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+os.kill(-1, signal.SIGKILL)
+"""
+
+#: What honest learners wrote that a static scan once zeroed.
+HONEST_CLASS = """
+class Merger:
+    \"\"\"A helper object (the scan used to refuse ``super().__init__`` and ``__name__``).\"\"\"
+
+    def __init__(self):
+        super().__init__()
+        self.label = type(self).__name__
+
+
+def my_fusion(graph, chip):
+    assert Merger().label == "Merger"
+    return _solution_fusion(graph, chip)
+"""
+HONEST_EXPERIMENTS = (
+    "%time _ = fuse_chains(chains, chip)\n",
+    "from IPython.display import display\n\ndisplay(chipsim.compile(chains, fusion=None).report)\n",
+)
+
+
 def _with_cells(nb, after_gid: str, sources: list[str]):
     """A copy of ``nb`` with new plain code cells after the cell ``after_gid``."""
     nb = nbformat.from_dict(nb)
@@ -263,6 +342,29 @@ def students(released, solution, course) -> dict:
     )
     nbs = {
         "honest_reference": (solution, {}),
+        "honest_dunders": (
+            sol(
+                fusion_challenge=src["fusion_challenge_code"].replace(
+                    "def my_fusion(graph, chip):", "def _solution_fusion(graph, chip):"
+                )
+                + HONEST_CLASS
+            ),
+            {},
+        ),  # fmt: skip
+        "honest_magics": (_with_cells(sol(), "fusion_chains", list(HONEST_EXPERIMENTS)), {}),
+        "rt_kill_everything": (_with_cells(sol(), "fusion_chains", [KILL_ALL]), {}),
+        "rt_unparsable_cell": (
+            _with_cells(sol(fusion_challenge=UNPARSABLE_USE), "fusion_epilogue", [UNPARSABLE]),
+            {"fusion_challenge": 0.0},
+        ),
+        "rt_hidden_table": (
+            sol(fusion_chains=src["fusion_chains_code"] + _hidden_table()),
+            {"fusion_chains": 1.0},
+        ),
+        **{
+            name: (sol(fusion_challenge=code), {"fusion_challenge": 0.0})
+            for name, code in BYPASSES.items()
+        },  # fmt: skip
         "honest_noisy": (
             sol(
                 fusion_epilogue=NOISY_PRINTS
@@ -278,15 +380,19 @@ def students(released, solution, course) -> dict:
         "honest_table": (sol(fusion_patterns=ALT_PATTERNS), {}),
         "rt_fake_score": (sol(fusion_patterns=STUB_PATTERNS), {"fusion_patterns": 0.0}),
         "rt_monkey_sim": (sol(fusion_challenge=MONKEY_SIM), {"fusion_challenge": 0.0}),
+        # patching the kernel's copy of chipsim changes nothing the grader uses: these score
+        # what their (honest) functions are worth
         "rt_patch_reference": (
             sol(fusion_challenge=src["fusion_challenge_code"] + PATCH_REFERENCE),
-            {"fusion_challenge": 0.0},
+            {},
         ),
         "rt_patch_grading": (
             sol(fusion_challenge=src["fusion_challenge_code"] + PATCH_GRADING),
-            {"fusion_challenge": 0.0},
+            {},
         ),
         "rt_hardcoded": (sol(fusion_challenge=hardcoded), {"fusion_challenge": 0.0}),
+        # the test cells are restored (sources, and the deleted one): the unsolved part 3
+        # loses, and part 4 with it (its my_fusion starts from fuse_epilogues)
         "rt_edit_delete_tests": (edited, {"fusion_epilogue": 0.0, "fusion_challenge": 0.0}),
         "rt_overwrite_submit": (
             _with_cells(sol(), "fusion_chains_code", [OVERWRITE_SUBMIT]),
@@ -309,6 +415,25 @@ def students(released, solution, course) -> dict:
         ),
     }
     return nbs
+
+
+def _hidden_table() -> str:
+    """fuse_chains answering from a table of the reference's partitions: the visible instance
+    and the hidden family at 40 guessed seeds (all the package alone can produce)."""
+    from chipsim.grading.answer import graph_fingerprint
+    from chipsim.grading.graphs import chain_variant
+    from chipsim.grading.submit import instances
+    from chipsim.passes.fusion import fuse_elementwise_chains
+
+    graphs = [*instances("fusion_chains").values(), *(chain_variant(s) for s in range(40))]
+    table = {graph_fingerprint(g): [list(x) for x in fuse_elementwise_chains(g).groups]
+             for g in graphs}  # fmt: skip
+    return (
+        "\n\nfrom chipsim.grading.answer import graph_fingerprint\n\n"
+        f"TABLE = {table!r}\n\n\n"
+        "def fuse_chains(graph, chip):  # precomputed offline with the reference pass\n"
+        "    return Partition(TABLE[graph_fingerprint(graph)])\n"
+    )
 
 
 def _hardcoded_chains() -> str:
@@ -344,11 +469,48 @@ def my_planner(records, alignment=64):
 """
 
 
+MEMORY_EXPERIMENTS = """
+plain = chipsim.compile(block, fusion=None, planner=None, simplify=False)
+mine = chipsim.compile(block, fusion=None, planner=my_planner, simplify=False)
+print(plain.report.cycles, mine.report.cycles)
+"""
+REFERENCE_PLANNER = """
+from chipsim.passes.memory import get_planner
+
+
+def my_planner(records, alignment=64):
+    return get_planner("sea" + "rch")(records, alignment=alignment)
+"""
+REFERENCE_LIVENESS = """
+import importlib
+
+
+def usage_records(graph, schedule):
+    return importlib.import_module("chipsim.passes.memory").liveness(graph, schedule)
+"""
+
+
 def memory_students(released, solution) -> dict:
     """name -> (submitted memory-planning notebook, the parts it must lose)."""
     solved = {f"{p}_code" for p in FULL_MEMORY}
+
+    def sol(**replace):
+        return mix(released, solution, solved, {f"{k}_code": v for k, v in replace.items()})
+
     return {
         "honest_memory_reference": (solution, {}),
+        "honest_memory_compile_none": (
+            _with_cells(solution, "memory_challenge", [MEMORY_EXPERIMENTS]),
+            {},
+        ),
+        "rt_memory_reference_planner": (
+            sol(memory_challenge=REFERENCE_PLANNER),
+            {"memory_challenge": 0.0},
+        ),
+        "rt_memory_reference_liveness": (
+            sol(memory_liveness=REFERENCE_LIVENESS),
+            {"memory_liveness": 0.0},
+        ),
         "rt_memory_squeezed": (
             mix(released, solution, solved, {"memory_challenge_code": SQUEEZED_PLANNER}),
             {"memory_challenge": 0.0},

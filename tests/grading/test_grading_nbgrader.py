@@ -6,7 +6,7 @@ import filecmp
 
 import nbformat
 import pytest
-from grading_course import ROOT, grades, make_course, mix, nbgrader, submit_notebook
+from grading_course import NO_SANDBOX, ROOT, grades, make_course, mix, nbgrader, submit_notebook
 
 SOLVED_FUSION = ("fusion_patterns_code", "fusion_chains_code", "fusion_epilogue_code")
 
@@ -95,14 +95,16 @@ def test_prints_and_warnings_cost_nothing(fusion_course):
     assert g["noisy"] == g["reference"]
 
 
+@pytest.mark.skipif(NO_SANDBOX, reason="this machine cannot sandbox kernels (no namespaces)")
 def test_reusing_the_reference_pass_scores_zero_on_that_part(fusion_course):
+    """In the sandbox the reference pass is a stub (the grading view): calling it raises."""
     course, g = fusion_course
     assert g["cheat"]["fusion_chains"] == 0.0
     assert g["cheat"]["fusion_patterns"] == 2.0
     nb = nbformat.read(course / "gradebook" / "autograded" / "cheat" / "fusion" / "fusion.ipynb", 4)
     cell = next(c for c in nb.cells if c.metadata["nbgrader"].get("grade_id") == "fusion_chains")
     text = cell.outputs[0]["data"]["text/plain"]
-    assert "fuse_elementwise_chains" in text and "allow-list" in text
+    assert "fuse_elementwise_chains" in text and "not available while your notebook" in text
 
 
 def test_graded_cells_end_with_a_plain_float_and_no_stderr(fusion_course):

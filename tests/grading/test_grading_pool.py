@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -59,6 +60,22 @@ def test_a_thread_stops_after_its_restarts_and_leaves_the_rest_in_the_queue(tmp_
     outcomes = drain(tmp_path, queue, _fake(tmp_path, DYING_WORKER), {})
     assert len(outcomes) == 3 and all(o.returncode == 9 for o in outcomes)  # 1 + 2 restarts
     assert [j.student for j in queue.jobs] == ["s3", "s4", "s5"]
+
+
+#: A worker that reports its session: it must not share the pool's (a kernel's
+#: ``killpg``/``kill(0)`` there would reach ``make grade``).
+SESSION_WORKER = """
+import json, os, sys
+
+for line in sys.stdin:
+    job = json.loads(line)
+    print(json.dumps({**job, "ok": True, "log": str(os.getsid(0))}), flush=True)
+"""
+
+
+def test_workers_run_in_sessions_of_their_own(tmp_path):
+    outcomes = drain(tmp_path, _Queue([Job("a", "fusion")]), _fake(tmp_path, SESSION_WORKER), {})
+    assert int(outcomes[0].log) != os.getsid(0)
 
 
 def test_nothing_a_kernel_prints_reaches_the_protocol_channel():

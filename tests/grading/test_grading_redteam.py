@@ -7,17 +7,27 @@ full marks. The kernel is the chipsim-sandbox (nobody, limits) when the tests ru
 
 from __future__ import annotations
 
-import os
+import json
 import sqlite3
 from pathlib import Path
 
 import nbformat
 import pytest
-from grading_course import course_env, grades, make_sandbox_course, nbgrader, submit_notebook
+from grading_course import (
+    NO_SANDBOX,
+    course_env,
+    grades,
+    make_sandbox_course,
+    nbgrader,
+    submit_notebook,
+)
 from redteam_students import FULL, FULL_MEMORY, memory_students, students
 
 from chipsim.grading.parallel import grade_all
-from chipsim.grading.sandbox import can_drop_privileges
+
+pytestmark = pytest.mark.skipif(
+    NO_SANDBOX, reason="this machine cannot sandbox kernels (no namespaces): nothing to attack"
+)
 
 #: Per-cell limit in the tests: honest cells take a few seconds, even with two workers.
 TIMEOUT = 20
@@ -69,9 +79,6 @@ def full_marks(name: str) -> dict[str, float]:
     return FULL_MEMORY if "memory" in name else FULL
 
 
-SANDBOX_ONLY = {"rt_read_solutions"}  # without the sandbox, only the manifest/static checks hold
-
-
 def test_honest_students_get_full_marks(redteam):
     _, g, cases, _, _ = redteam
     for name in cases:
@@ -83,14 +90,12 @@ def test_each_attack_costs_only_its_part(redteam):
     _, g, cases, _, _ = redteam
     wrong = {}
     for name, (_, losses) in cases.items():
-        if name.startswith("honest_") or (name in SANDBOX_ONLY and not can_drop_privileges()):
+        if name.startswith("honest_"):
             continue
         want = expected(losses)
-        if name == "rt_tamper_package" and not can_drop_privileges():
-            want = {k: 0.0 for k in FULL}  # the write succeeds; the manifest zeroes the notebook
         if g[name] != want:
             wrong[name] = (g[name], want)
-    assert not wrong, wrong
+    assert not wrong, json.dumps(wrong, indent=1)
 
 
 def test_every_grade_is_in_the_gradebook_exactly_once(redteam):
@@ -126,9 +131,9 @@ def _cell_text(course, student, gid, assignment="fusion"):
 def test_feedback_names_the_reason(redteam):
     course, _, _, _, _ = redteam
     assert "different graph" in _cell_text(course, "rt_forged_other_graph", "fusion_epilogue")
-    getattr_text = _cell_text(course, "rt_getattr_reference", "fusion_challenge")
-    assert "computed attribute name" in getattr_text
-    assert "importlib" in _cell_text(course, "rt_importlib_reference", "fusion_challenge")
+    unavailable = "is not available while your notebook is graded"
+    for name in ("rt_getattr_reference", "rt_importlib_reference", "rt_pickle", "rt_gc"):
+        assert unavailable in _cell_text(course, name, "fusion_challenge"), name
     assert "MemoryError" in _cell_text(course, "rt_memory_hog", "fusion_challenge")
     loop = _cell_text(course, "rt_infinite_loop", "fusion_challenge")
     assert "more than 20 s" in loop
@@ -137,15 +142,29 @@ def test_feedback_names_the_reason(redteam):
     assert "in no group" in skipped and "matmul" in skipped
     squeezed = _cell_text(course, "rt_memory_squeezed", "memory_challenge", "memory_planning")
     assert "overlap" in squeezed and "whole part scores 0" in squeezed
+    restored = _cell_text(course, "rt_edit_delete_tests", "fusion_challenge")
+    assert "the grader used the course's original" in restored
+    assert "your function raised" in restored  # it ran, and met the unsolved part 3
     hard = _cell_text(course, "rt_hardcoded", "fusion_challenge")
     assert "transformer_h: 0.0% credit" in hard and "whole part scores 0" in hard
 
 
-def test_sandboxed_kernel_ran_as_nobody(redteam):
-    if not can_drop_privileges():
-        pytest.skip("not root: kernels keep the grader's user (limits only)")
+def test_every_notebook_ran_in_the_sandbox_and_the_secret_stayed_private(redteam):
+    course, _, cases, _, _ = redteam
+    for path in (course / "gradebook" / "autograded").glob("*/*/*.ipynb"):
+        assert nbformat.read(path, 4).metadata["chipsim"]["sandbox"] in ("root", "userns")
+    assert "FileNotFoundError" in _cell_text(course, "rt_read_solutions", "fusion_challenge")
+    assert (course / "gradebook" / "hidden_instances.key").stat().st_mode & 0o077 == 0
+    assert len(list((course / "gradebook" / "autograded").glob("*/*"))) == len(cases)
+
+
+def test_flags_for_the_instructor_name_the_attempts(redteam):
+    """The static scan still notices (for the instructor), though no score depends on it."""
     course, _, _, _, _ = redteam
-    assert (course / "solutions").stat().st_mode & 0o777 == 0o700
-    assert (course / "gradebook").stat().st_mode & 0o777 == 0o700
-    assert "PermissionError" in _cell_text(course, "rt_read_solutions", "fusion_challenge")
-    assert os.geteuid() == 0
+    text = "\n".join(
+        str(nbformat.read(p, 4).metadata["chipsim"]["flags"])
+        for p in (course / "gradebook" / "autograded").glob("rt_*/fusion/*.ipynb")
+    )
+    assert "importlib" in text and "computed attribute name" in text
+    honest = (course / "gradebook" / "autograded").glob("honest_*/*/*.ipynb")
+    assert all(nbformat.read(p, 4).metadata["chipsim"]["flags"] == [] for p in honest)

@@ -8,13 +8,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chipsim.grading import PARTS, credit, encode, points_for, score_answer, submit
+from chipsim.grading import credit, encode, points_for, score_answer, submit
 from chipsim.grading.answer import MIME, graph_fingerprint
 from chipsim.grading.checks import built, score_instance
 from chipsim.grading.epilogue import epilogue_fusion
+from chipsim.grading.hidden import SEEDS_ENV, seeds_for
+from chipsim.grading.problems import PARTS as UNBOUND
 from chipsim.hw import get_chip
 from chipsim.passes.fusion import Partition, fuse_elementwise_chains, no_fusion
 from chipsim.passes.memory import first_fit, greedy_by_size, liveness, naive
+
+#: The hidden instances' seeds under a test secret (a course's come from its own secret).
+SEEDS = seeds_for(b"the scoring tests' secret", UNBOUND)
+PARTS = {pid: part.bind(SEEDS) for pid, part in UNBOUND.items()}
 
 
 def test_credit_formula_and_clipping():
@@ -73,7 +79,7 @@ def test_invalid_partitions_score_zero():
 
 def test_answer_for_a_different_graph_scores_zero():
     part = PARTS["fusion_chains"]
-    other = built(part.id, "chains_h1")
+    other = built(part.id, "chains_h1", SEEDS["chains_h1"])
     answer = {
         "graph": graph_fingerprint(other),
         "groups": [list(p) for p in no_fusion(other).groups],
@@ -141,7 +147,9 @@ def test_missing_malformed_and_misdirected_answers_score_zero():
     assert s.score == 0.0 and len(s.instances) == len(part.instances)
 
 
-def test_learner_errors_are_recorded_per_instance_not_raised():
+def test_learner_errors_are_recorded_per_instance_not_raised(monkeypatch):
+    monkeypatch.setenv(SEEDS_ENV, json.dumps(SEEDS))  # as the grader gives them to a kernel
+
     def broken(graph, chip):
         raise NotImplementedError("fuse_chains")
 
@@ -159,9 +167,9 @@ def test_grader_epilogue_reference_beats_no_fusion_on_its_instances():
     from chipsim.grading.checks import baseline
 
     for inst in PARTS["fusion_epilogue"].instances:
-        g = built("fusion_epilogue", inst.id)
+        g = built("fusion_epilogue", inst.id, inst.seed)
         epilogue_fusion(g, chip)  # valid by construction: compiles in baseline()
-        b = baseline("fusion_epilogue", inst.id)
+        b = baseline("fusion_epilogue", inst.id, inst.seed)
         assert b["reference"] < b["naive"], inst.id
 
 
@@ -179,8 +187,8 @@ def test_a_fast_but_wrong_plan_scores_zero_on_both_lines_of_defence(monkeypatch,
 
     part = PARTS["memory_challenge"]
     inst = part.instance(instance_id)
-    base = baseline(part.id, inst.id)
-    records, graph = base["records"], built(part.id, inst.id)
+    base = baseline(part.id, inst.id, inst.seed)
+    records, graph = base["records"], built(part.id, inst.id, inst.seed)
     squeezed = {r.id: 0 for r in records}
     answer = {"records": records_fingerprint(records), "offsets": squeezed}
 

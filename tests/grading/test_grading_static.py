@@ -1,9 +1,10 @@
-"""The static checks: allow-list, forbidden names, reach, and the package snapshot."""
+"""The static checks (flags for the instructor): allow-list, forbidden names, reach, and the
+package snapshot."""
 
 from __future__ import annotations
 
 from chipsim.grading.manifest import Snapshot
-from chipsim.grading.static_check import check_cells, reached_cells
+from chipsim.grading.static_check import check_cells, instructor_flags, reached_cells
 
 
 def whats(src: str, assignment: str = "fusion", extra=()) -> list[str]:
@@ -35,8 +36,7 @@ def test_reference_passes_and_dynamic_tricks_are_found():
         "eval('1')": "eval",
         "x.__dict__": "__dict__",
         "import sys\nsys.modules['chipsim']": ".modules",
-        "chipsim.compile(g)": "fusion=",
-        "chipsim.compile(g, fusion='reference')": "fusion=",
+        "chipsim.compile(g, fusion='reference')": "fusion='reference'",
         "!pip install x": "magics",
     }
     for src, needle in cases.items():
@@ -47,6 +47,34 @@ def test_reference_passes_and_dynamic_tricks_are_found():
 def test_memory_notebook_checks_the_planner_keyword():
     assert whats("chipsim.compile(g, fusion=None, planner=mine)", "memory_planning") == []
     assert whats("chipsim.compile(g, planner='search')", "memory_planning")
+
+
+def test_what_honest_learners_write_raises_no_flag():
+    """The cases that zeroed honest learners' parts before the sandbox made the scan a flag."""
+    honest = {
+        "class P:\n    def __init__(self):\n        super().__init__()\n"
+        "    def name(self):\n        return type(self).__name__\n": "fusion",
+        "p = chipsim.compile(g, fusion=None)\nq = chipsim.compile(g)\n": "memory_planning",
+        "p = chipsim.compile(g, fusion=None, planner=None)\n": "memory_planning",
+        "%time run(g)\n%timeit -n 3 run(g)\n": "fusion",
+        "%%time\nrun(g)\n": "fusion",
+        "from IPython.display import display\ndisplay(p)\n": "fusion",
+    }
+    for src, assignment in honest.items():
+        assert whats(src, assignment) == [], src
+
+
+def test_instructor_flags_name_the_part_whose_code_it_is():
+    cells = [
+        (3, "from chipsim.ir import get_op\ndef pattern_of(op):\n    return get_op(op).pattern"),
+        (9, "import importlib\nx = 1"),
+    ]
+    tests = {"fusion_patterns": "submit('fusion_patterns', pattern_of, may_fuse)"}
+    flags = instructor_flags(
+        cells, tests, assignment="fusion", forbidden={"fusion_patterns": ("get_op",)}
+    )
+    assert {(f.part, f.cell) for f in flags} == {("fusion_patterns", 3), ("", 9)}
+    assert "no part: cell 9" in str(flags[-1])
 
 
 def test_part_rules_apply_to_reached_cells_only():

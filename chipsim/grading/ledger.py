@@ -1,0 +1,112 @@
+"""What was graded, from which bytes: regrade a submission exactly when it changed.
+
+nbgrader skips a submission it has graded before (unless ``--force``), so a learner who
+replaces their notebook keeps the old grade. The grading pool instead keeps a ledger,
+``gradebook/graded.json``: for each job (learner, assignment) the sha256 of what was graded —
+the submitted notebooks' bytes *and* the grader itself (the course's source notebooks, the
+package's files, the hidden-instance secret's fingerprint, ``nbgrader_config.py``). A job is
+graded again when that digest differs from the ledger's (or it was not graded last time), and
+skipped, and reported as unchanged, when it is the same. The ledger is written by one
+function, :meth:`Ledger.record`, in the one process that runs the pool.
+
+Before a submission is handed to nbgrader it is checked (:func:`check_submission`): a link, a
+file that is not a notebook, one too large or nested too deep for the grader to read is not
+graded, and listed with the reason — never a silent 0.
+
+Example:
+    >>> ledger = Ledger({})
+    >>> ledger.record("ada/fusion", "abc", "graded")
+    >>> ledger.unchanged("ada/fusion", "abc"), ledger.unchanged("ada/fusion", "abd")
+    (True, False)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from chipsim.grading.outputs import depth
+
+#: The largest submitted notebook the grader reads.
+MAX_NOTEBOOK_BYTES = 64 << 20
+#: Deeper nesting than this in a submitted file is refused (the grader's parser recurses).
+MAX_NOTEBOOK_DEPTH = 100
+LEDGER = Path("gradebook") / "graded.json"
+
+
+def check_submission(folder: Path) -> str:
+    """Why the submission in ``folder`` cannot be graded, or ``""`` when it can."""
+    if folder.is_symlink() or not folder.is_dir():
+        return "the submission folder is a link or not a folder"
+    notebooks = sorted(folder.glob("*.ipynb"))
+    for path in sorted(folder.iterdir()):
+        if path.is_symlink() or not path.is_file() and not path.is_dir():
+            return f"{path.name} is a link or a special file"
+    for path in notebooks:
+        size = path.stat().st_size
+        if size > MAX_NOTEBOOK_BYTES:
+            return f"{path.name} is {size:,} bytes, more than {MAX_NOTEBOOK_BYTES:,}"
+        try:
+            data = json.loads(path.read_bytes())
+        except RecursionError:
+            return f"{path.name} is nested too deeply to read"
+        except ValueError as exc:
+            return f"{path.name} is not a notebook (not JSON: {str(exc)[:80]})"
+        if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+            return f"{path.name} is not a notebook (no list of cells)"
+        if depth(data, MAX_NOTEBOOK_DEPTH) > MAX_NOTEBOOK_DEPTH:
+            return f"{path.name} is nested deeper than {MAX_NOTEBOOK_DEPTH} levels"
+    return ""
+
+
+def grader_digest(course: Path, assignment: str, package: Path, secret_id: str) -> str:
+    """sha256 of everything of the grader's that decides a grade for ``assignment``."""
+    h = hashlib.sha256(f"{assignment}\0{secret_id}\0".encode())
+    files = [(course, p) for p in sorted((course / "solutions" / assignment).glob("*.ipynb"))]
+    files += [(package, p) for p in sorted(package.rglob("*.py")) if "__pycache__" not in p.parts]
+    files.append((course, course / "nbgrader_config.py"))
+    for base, path in files:
+        if path.is_file():
+            h.update(str(path.relative_to(base)).encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def submission_digest(folder: Path, grader: str) -> str:
+    """sha256 of the submitted notebooks (names and bytes) under the grader's digest."""
+    h = hashlib.sha256(grader.encode())
+    for path in sorted(folder.glob("*.ipynb")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+@dataclass
+class Ledger:
+    """job key (``student/assignment``) -> ``{"digest", "status", "reason"}``."""
+
+    entries: dict
+
+    @staticmethod
+    def load(course: Path) -> Ledger:
+        try:
+            return Ledger(json.loads((Path(course) / LEDGER).read_text()))
+        except (FileNotFoundError, ValueError):
+            return Ledger({})
+
+    def unchanged(self, key: str, digest: str) -> bool:
+        """Was ``key`` graded, successfully, from exactly these bytes?"""
+        entry = self.entries.get(key, {})
+        return entry.get("digest") == digest and entry.get("status") == "graded"
+
+    def record(self, key: str, digest: str, status: str, reason: str = "") -> None:
+        """The one place a job's outcome is written (``status``: graded / not graded)."""
+        self.entries[key] = {"digest": digest, "status": status, "reason": reason}
+
+    def save(self, course: Path) -> Path:
+        path = Path(course) / LEDGER
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(self.entries, indent=1, sort_keys=True) + "\n")
+        os.replace(tmp, path)
+        return path

@@ -1,0 +1,221 @@
+"""The grading view of chipsim: the package as a learner's kernel sees it while it is graded.
+
+An exercise asks for a function the package already has: the reference fusion, the reference
+planners, liveness. While a notebook is graded its kernel must not be able to call them, by
+any route (an import, ``getattr`` on a computed name, ``sys.modules``, ``gc``, pickle, a frame's
+globals, compile's defaults): so the kernel does not *have* them. The sandbox shows it a copy
+of the package in which the body of every function listed in :data:`ANSWERS` for the
+notebook's assignment is replaced by ``raise ReferenceUnavailable(...)``; the implementation's
+code is not in the kernel's file system at all. Everything else — the IR, the compiler with
+``fusion=None`` or the learner's own pass, the simulator, the tools the notebook offers — is
+untouched, so honest experiments keep working.
+
+:data:`ANSWERS` is the one place that lists the reference implementations; :data:`TOOLS`
+lists what the reference passes use that is *not* an answer (and so stays). The test
+``tests/grading/test_grading_view.py`` runs every reference pass and every registered
+fusion pass and planner, and an honest solution, under a tracer: every chipsim function the
+references run and the honest solution never needs must be in one of the two lists — so a
+reference implementation that moves or gains a helper (a redesign) fails that test until it
+is listed here again.
+
+Example:
+    >>> src = "def fast(x):\\n    '''Doc.'''\\n    return x * 2\\n\\ny = 1\\n"
+    >>> print(stub_source(src, "m", ("fast",)))
+    def fast(x):
+        from chipsim.grading.view import unavailable; raise unavailable('m.fast')
+    <BLANKLINE>
+    <BLANKLINE>
+    y = 1
+    <BLANKLINE>
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import functools
+import hashlib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from chipsim.errors import ChipsimError
+
+#: Per assignment, the reference implementations its notebook asks learners to write, as
+#: ``"module:qualname"``: a function, a method (``Class.method``), a whole class, or ``*``
+#: (every function and method of the module); the module may be a pattern (``search*``).
+ANSWERS: dict[str, tuple[str, ...]] = {
+    "fusion": (
+        # part 1: the fusion rule (the table's lookups; the op patterns are the IR's own)
+        "chipsim.passes.fusion.rules:*",
+        # part 2: elementwise chains; part 4: the reference fusion, compile's default
+        "chipsim.passes.fusion.reference:fuse_elementwise_chains",
+        "chipsim.passes.fusion.reference:reference_fusion",
+        "chipsim.passes.fusion.reference:immediate_post_dominators",
+        "chipsim.passes.fusion.reference:users_of",
+        "chipsim.passes.fusion.reference:topological_groups",
+        "chipsim.passes.fusion.reference:_budget",
+        "chipsim.passes.fusion.reference:_pattern",
+        "chipsim.passes.fusion.reference:_as_partition",
+        "chipsim.passes.fusion.search:*",
+        "chipsim.passes.fusion.cost:*",
+        # part 3: epilogue fusion within the SRAM budget
+        "chipsim.passes.fusion.capacity:fits",
+        "chipsim.grading.epilogue:*",
+    ),
+    "memory_planning": (
+        # part 1: liveness
+        "chipsim.passes.memory.liveness:liveness",
+        "chipsim.passes.memory.liveness:_check_schedule",
+        "chipsim.passes.memory.liveness:_record_ids",
+        # part 2: first fit; part 3: greedy by size (compile's default planner)
+        "chipsim.passes.memory.planners:first_fit",
+        "chipsim.passes.memory.planners:greedy_by_size",
+        "chipsim.passes.memory.planners:place_in_order",
+        "chipsim.passes.memory.planners:overlap_lists",
+        "chipsim.passes.memory.planners:_best_offset",
+        # part 4: the search planner beats the reference
+        "chipsim.passes.memory.search*:*",
+    ),
+}
+
+#: What the reference passes run that is not an answer, so it stays in the view (and why).
+TOOLS: dict[str, str] = {
+    "chipsim.passes.memory.planners:naive": "the no-reuse baseline (compile's planner=None)",
+    "chipsim.passes.memory.plan:make_plan": "builds a MemoryPlan from offsets, as learners do",
+    "chipsim.passes.fusion.capacity:max_tile_rows": "a tool the fusion notebook offers",
+    "chipsim.hw.simulator:Simulator.cycles": "the simulator's clock",
+    "chipsim.compiler:codegen_feasible": "compile's code-generator check, a measurement tool",
+    "chipsim.compiler:codegen_kernel_cycles": "compile's kernel timer, like compile + simulate",
+    "chipsim.compiler:_group_spec": "a kernel's layout for those two measurements",
+    "chipsim.ir.ops.contraction:_conv_geometry": "conv2d's own trait (the op registry's)",
+}
+
+#: Registered passes that are baselines, not answers (``compile(fusion=None)``, no reuse).
+BASELINES = {"fusion": ("none",), "memory_planning": ("naive",)}
+
+
+class ReferenceUnavailable(ChipsimError):
+    """A reference implementation was called in a notebook that is being graded."""
+
+
+def unavailable(name: str) -> ReferenceUnavailable:
+    """The error a stubbed reference implementation raises (the stubs call this)."""
+    short = name.rsplit(".", 1)[-1]
+    return ReferenceUnavailable(
+        f"{short} ({name}) is not available while your notebook is graded: it is part of the "
+        "course's reference solution to this assignment. Use your own functions instead; "
+        "chipsim.compile uses the reference passes by default, so pass them explicitly, e.g. "
+        "chipsim.compile(graph, fusion=my_fusion) or fusion=None, planner=my_planner."
+    )
+
+
+def _covered(qualname: str, names: Iterable[str]) -> bool:
+    """Is ``qualname`` (``f``, ``Class.method``) one of ``names`` or inside one of them?"""
+    return any(n == "*" or qualname == n or qualname.startswith(n + ".") for n in names)
+
+
+def declared(module: str, entries: Iterable[str]) -> list[str]:
+    """The names ``entries`` (``"module:name"``) declare for ``module``."""
+    return [
+        e.partition(":")[2] for e in entries if fnmatch.fnmatchcase(module, e.partition(":")[0])
+    ]
+
+
+def stub_source(source: str, module: str, names: Sequence[str]) -> str:
+    """``source`` with the body of every function of ``names`` (qualnames, or ``"*"``)
+    replaced by a one-line ``raise``; the line numbers of everything else are kept."""
+    tree = ast.parse(source)
+    lines = source.splitlines(keepends=True)
+    spans: list[tuple[int, int, int, bool, str]] = []  # first body line, last, column, ...
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                qual = prefix + node.name
+                if _covered(qual, names):
+                    first = node.body[0]
+                    one_line = first.lineno == node.lineno  # def f(): return 1
+                    spans.append((first.lineno, node.end_lineno or first.lineno,
+                                  first.col_offset, one_line, qual))  # fmt: skip
+            elif isinstance(node, ast.ClassDef):
+                visit(node.body, f"{prefix}{node.name}.")
+
+    visit(tree.body, "")
+    for first, last, col, one_line, qual in sorted(spans, reverse=True):
+        name = f"{module}.{qual}"
+        stub = f"from chipsim.grading.view import unavailable; raise unavailable({name!r})\n"
+        lines[first - 1] = (lines[first - 1][:col] if one_line else " " * col) + stub
+        for k in range(first, last):
+            lines[k] = "\n"
+    return "".join(lines)
+
+
+def module_name(rel: str) -> str:
+    """``passes/fusion/reference.py`` -> ``chipsim.passes.fusion.reference``."""
+    parts = ["chipsim", *Path(rel).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def build_view(assignment: str, package: Path, dest: Path) -> Path:
+    """Write the grading view of ``package`` for ``assignment`` into ``dest`` (a new folder)."""
+    entries = ANSWERS.get(assignment, ())
+    for src in sorted(package.rglob("*")):
+        rel = src.relative_to(package)
+        if "__pycache__" in rel.parts or src.is_symlink():
+            continue
+        out = dest / rel
+        if src.is_dir():
+            out.mkdir(mode=0o755, parents=True, exist_ok=True)
+            continue
+        out.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+        data = src.read_bytes()
+        if src.suffix == ".py":
+            module = module_name(str(rel))
+            mine = declared(module, entries)
+            if mine:
+                data = stub_source(data.decode(), module, mine).encode()
+        out.write_bytes(data)
+        out.chmod(0o644)
+    dest.chmod(0o755)
+    return dest
+
+
+def _private_base() -> Path:
+    """``<tmp>/chipsim-views-<uid>``: this user's own folder (refused if anyone else's)."""
+    base = Path(tempfile.gettempdir()) / f"chipsim-views-{os.geteuid()}"
+    try:
+        base.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    st = base.lstat()
+    if not base.is_dir() or base.is_symlink() or st.st_uid != os.geteuid() or st.st_mode & 0o022:
+        raise ChipsimError(f"{base} is not a private folder of this user: remove it")
+    base.chmod(0o711)  # the views below are read by kernels of other uids
+    return base
+
+
+@functools.cache
+def grading_view(assignment: str) -> Path:
+    """The grading view of the installed package for ``assignment`` (built once, shared by
+    every grading process of this user while the package and :data:`ANSWERS` are the same)."""
+    from chipsim.grading.sandbox import package_dir
+
+    package = package_dir()
+    digest = hashlib.sha256(repr((assignment, ANSWERS.get(assignment))).encode())
+    digest.update(Path(__file__).read_bytes())
+    for path in sorted(package.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(package)).encode() + path.read_bytes())
+    final = _private_base() / f"{assignment}-{digest.hexdigest()[:20]}"
+    if not final.exists():
+        tmp = Path(tempfile.mkdtemp(prefix=".building-", dir=final.parent))
+        build_view(assignment, package, tmp / "chipsim")
+        tmp.chmod(0o755)
+        try:
+            tmp.rename(final)
+        except OSError:  # another grading process built it first
+            shutil.rmtree(tmp, ignore_errors=True)
+    return final / "chipsim"
