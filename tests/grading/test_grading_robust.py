@@ -126,7 +126,13 @@ def test_the_feedback_says_what_the_grader_did(course, first_run):
     assert "the grader used the course's original" in _outputs(course, "test_deleted")
     flood = course / "gradebook" / "autograded" / "flood" / "fusion" / "fusion.ipynb"
     assert flood.stat().st_size < 8 << 20  # 40 MB printed; a few MiB kept
-    assert "the grader cut the output of this cell" in _outputs(course, "flood")
+    # the kernel may batch its stdout into chunks of any size, so one chunk can cross the
+    # notebook's budget as well as the cell's: either note is right, but one must be there
+    flooded = _outputs(course, "flood")
+    assert any(
+        f"the grader cut the output of {where}" in flooded
+        for where in ("this cell", "this notebook")
+    )
     assert "nested deeper than" in _outputs(course, "deep_output")
     assert "unreadable message(s) from the kernel" in _outputs(course, "unreadable")
     flags = (course / "gradebook" / "flags.csv").read_text()
