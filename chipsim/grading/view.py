@@ -52,11 +52,12 @@ ANSWERS: dict[str, tuple[str, ...]] = {
         "chipsim.passes.fusion.rules:*",
         # part 2: elementwise chains; part 4: the reference fusion, compile's default
         "chipsim.passes.fusion.reference:fuse_elementwise_chains",
-        "chipsim.passes.fusion.reference:reference_fusion",
+        "chipsim.compiler.fusion:reference_fusion",
+        "chipsim.passes.fusion.reference:rule_fusion",
+        "chipsim.passes.fusion.reference:estimate_fits",
         "chipsim.passes.fusion.reference:immediate_post_dominators",
         "chipsim.passes.fusion.reference:users_of",
         "chipsim.passes.fusion.reference:topological_groups",
-        "chipsim.passes.fusion.reference:_budget",
         "chipsim.passes.fusion.reference:_pattern",
         "chipsim.passes.fusion.reference:_as_partition",
         "chipsim.passes.fusion.search:*",
@@ -87,9 +88,9 @@ TOOLS: dict[str, str] = {
     "chipsim.passes.memory.plan:make_plan": "builds a MemoryPlan from offsets, as learners do",
     "chipsim.passes.fusion.capacity:max_tile_rows": "a tool the fusion notebook offers",
     "chipsim.hw.simulator:Simulator.cycles": "the simulator's clock",
-    "chipsim.compiler:codegen_feasible": "compile's code-generator check, a measurement tool",
-    "chipsim.compiler:codegen_kernel_cycles": "compile's kernel timer, like compile + simulate",
-    "chipsim.compiler:_group_spec": "a kernel's layout for those two measurements",
+    "chipsim.codegen.feasibility:kernel_fits": "the code generator's capacity rule, a tool",
+    "chipsim.codegen.feasibility:kernel_timer": "compile's kernel timer, like compile + simulate",
+    "chipsim.codegen.feasibility:stand_in_spec": "a kernel's layout for those two measurements",
     "chipsim.ir.ops.contraction:_conv_geometry": "conv2d's own trait (the op registry's)",
 }
 
