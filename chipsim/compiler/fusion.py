@@ -110,6 +110,9 @@ _LIBRARIES = tuple(
 )
 
 
+_COMPREHENSIONS = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>")
+
+
 def _own_code(filename: str) -> bool:
     """Whether ``filename`` is the caller's code: not chipsim's, not Python's or a library's."""
     path = os.path.abspath(filename)
@@ -120,7 +123,11 @@ def where_in_your_code(exc: BaseException) -> str:
     """`` at cell.py, line 7, in my_fusion: return merge(groups)``: the innermost frame of
     ``exc``'s traceback that is the caller's own code (not chipsim, Python or a library);
     ``""`` if there is none."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if _own_code(f.filename)]
+    frames = [
+        f
+        for f in traceback.extract_tb(exc.__traceback__)
+        if _own_code(f.filename) and f.name not in _COMPREHENSIONS  # the line is its caller's
+    ]
     if not frames:
         return ""
     f = frames[-1]
