@@ -91,6 +91,8 @@ TOOLS: dict[str, str] = {
     "chipsim.codegen.feasibility:kernel_fits": "the code generator's capacity rule, a tool",
     "chipsim.codegen.feasibility:kernel_timer": "compile's kernel timer, like compile + simulate",
     "chipsim.codegen.feasibility:stand_in_spec": "a kernel's layout for those two measurements",
+    "chipsim.codegen.blocked:*": "the code generator's blocked kernels (a big matmul's epilogue)",
+    "chipsim.passes.fusion.partition:group_outputs": "the values a kernel writes out, a tool",
     "chipsim.ir.ops.contraction:_conv_geometry": "conv2d's own trait (the op registry's)",
 }
 

@@ -47,7 +47,7 @@ class Pipeline:
 
     def __call__(self, graph: Graph) -> Graph:
         done: list[str] = []
-        for name, p in zip(self.names, self.passes):
+        for name, p in zip(self.names, self.passes, strict=True):
             try:
                 graph = p(graph)
                 if self.verify_each:
