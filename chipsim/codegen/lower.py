@@ -278,15 +278,17 @@ class _Lowering:
             )
             c += flops(n.op, [v.type for v in n.inputs], n.type, n.attrs) / peak
         best_time, best_rows = None, most
-        tiles = 1
+        tiles = -(-rows // most)  # the fewest tiles that fit
         while True:
-            per = max(1, min(most, -(-rows // tiles)))
+            # balanced: t tiles of (nearly) equal rows, never the largest tile that fits
+            # plus a tiny remainder (which would leave nothing to overlap the last DMA with)
+            per = -(-rows // tiles)
             t = -(-rows // per)
             overlap = self.double_buffer and t > 1
             time = t * transfers * fixed + (max(d, c) + min(d, c) / t if overlap else d + c)
             if best_time is None or time < best_time - 1e-9:
                 best_time, best_rows = time, per
-            if per == 1 or tiles >= rows:
+            if per == 1:
                 break
             tiles *= 2
         return best_rows
