@@ -13,17 +13,19 @@ The recipe, the same for a single eager op and for a fused group:
    directly (intermediates in a DRAM scratch area), paying DRAM bandwidth with no reuse.
    Slower, never a failure; this is what over-fusion costs.
 
-Example:
+Example: a relu over 1 MiB of rows on a chip with 512 KiB of SRAM runs in 9 balanced tiles,
+each tile's load overlapping the previous tile's compute:
+
     >>> from chipsim.ir import GraphBuilder, f32
     >>> from chipsim.hw import get_chip
     >>> b = GraphBuilder()
-    >>> x = b.input((64, 32), f32); y = b.op("relu", x)
-    >>> k = KernelSpec.of([y_node := b.nodes[-1]], [y],
-    ...                   {x: Location("dram", 0), y: Location("dram", 8192)})
-    >>> plan_kernel(k, get_chip("edge-npu")).tiles
-    4
-    >>> [i.opcode for i in lower(k, get_chip("edge-npu"))][:4]
-    ['load', 'load', 'vec', 'store']
+    >>> x = b.input((4096, 64), f32); y = b.op("relu", x)
+    >>> k = KernelSpec.of(b.nodes[-1:], [y], {x: Location("dram", 0), y: Location("dram", 2**20)})
+    >>> plan = plan_kernel(k, get_chip("edge-npu"))
+    >>> plan.mode, plan.tiles, plan.rows_per_tile, plan.buffers
+    ('tiled', 9, 456, 2)
+    >>> [i.opcode for i in lower(k, get_chip("edge-npu"))][:6]
+    ['load', 'load', 'vec', 'store', 'load', 'vec']
 """
 
 from __future__ import annotations
@@ -34,11 +36,11 @@ from chipsim.codegen.blocked import (
     Blocks,
     choose_blocks,
     count_loads,
-    dma,
     emit_blocked,
     sram_layout,
 )
 from chipsim.codegen.contraction import BlockedKernel, match_blocked
+from chipsim.codegen.dma import dma
 from chipsim.codegen.kernel import KernelSpec, Location
 from chipsim.codegen.units import compute_instrs, immediate_instr
 from chipsim.errors import PlanError

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from chipsim.codegen.dma import dma
 from chipsim.codegen.kernel import KernelSpec, Location
 from chipsim.codegen.lower import lower, scratch_bytes
 from chipsim.errors import ExecutionError
@@ -155,16 +156,9 @@ class Program:
         for v, host in self._host_inputs.items():
             target = self.locations.get(v)
             if target is not None and target != host:
+                src, dst = _operand(host, v, names[v]), _operand(target, v, names[v])
                 self.instructions.append(
-                    Instr(
-                        "load",
-                        "dma",
-                        (_operand(host, v, names[v]),),
-                        (_operand(target, v, names[v]),),
-                        work=v.type.nbytes,
-                        kernel="load_inputs",
-                        label=f"load input {names[v]}",
-                    )
+                    dma("load", src, dst, "load_inputs", f"load input {names[v]}")
                 )
         if len(self.instructions) > first:
             self._spans.append(KernelSpan("load_inputs", first, len(self.instructions)))
