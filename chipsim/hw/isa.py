@@ -193,7 +193,8 @@ def cost(instr: Instr, chip: Chip) -> int:
         return 0
     if unit == "tensor":
         tc = chip.tensor_core
-        fixed, busy = tc.fixed_cycles, -(-instr.work // tc.count) * tc.cycles_per_tile
+        dtype = instr.srcs[0].dtype if instr.srcs else "f16"
+        fixed, busy = tc.fixed_cycles, -(-instr.work // tc.count) * tc.tile_cycles(dtype)
     elif unit == "simd":
         fixed, busy = chip.simd.fixed_cycles, -(-instr.work // (chip.simd.lanes * chip.simd.count))
     elif unit == "mac":
