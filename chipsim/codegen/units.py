@@ -27,6 +27,7 @@ from chipsim.ir.graph import Attrs, Node
 from chipsim.ir.ops import execute, get_op
 from chipsim.ir.types import TensorType
 
+
 def _semantics(op: str, attrs: Attrs, out_type: TensorType):
     def fn(*arrays):
         return execute(op, list(arrays), attrs, out_type)
