@@ -85,6 +85,20 @@ def compute_instrs(
     if opdef.reduction is not None:
         # the lanes hold partial results; the scalar unit folds them (lanes - 1 ops each)
         r = opdef.reduction(in_types, out_type, attrs)
+        row_f32_bytes = 4 * in_types[0].numel // max(r.count, 1)
+        if 0 < chip.sm.row_budget_bytes < row_f32_bytes:  # a row too long for one block:
+            again = r.passes * srcs[0].nbytes  # streamed from DRAM again for every pass
+            instrs.insert(
+                0,
+                Instr(
+                    "refetch",
+                    "dma",
+                    work=again,
+                    hw_ops=1,
+                    kernel=kernel,
+                    label=f"{label} re-read (row > block budget)",
+                ),
+            )
         ops = r.count * r.passes * max(chip.simd.lanes - 1, 1)
         instrs.append(
             Instr(

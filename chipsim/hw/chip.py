@@ -73,6 +73,7 @@ class TensorCore:
     dtypes: tuple[str, ...] = ("f16", "bf16", "f32")
     tf32_cycles_per_tile: int = 0
     allow_tf32: bool = False
+    sustained_pct: int = 100  # share of the peak rate a long run sustains (issue pipelines)
 
     def takes(self, dtype: str) -> bool:
         """Whether a contraction of ``dtype`` elements runs on this unit."""
@@ -104,8 +105,14 @@ class DRAM:
     """Off-chip memory: large, slow, far away."""
 
     capacity_bytes: int = 64 * 2**20
-    bytes_per_cycle: int = 16
+    bytes_per_cycle: int = 16  # peak (datasheet)
     latency_cycles: int = 100
+    sustained_pct: int = 100  # share of the peak a streaming kernel reaches
+
+    @property
+    def sustained_bytes_per_cycle(self) -> int:
+        """The bandwidth a long stream reaches: ``bytes_per_cycle * sustained_pct / 100``."""
+        return max(1, self.bytes_per_cycle * self.sustained_pct // 100)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +124,22 @@ class SRAM:
 
 
 @dataclass(frozen=True, slots=True)
+class SMs:
+    """A GPU's streaming multiprocessors (optional: ``count = 0``, the default, means the chip
+    is not built of SMs and none of this applies).
+
+    A kernel runs as blocks, one SM each; ``shared_bytes`` is one SM's shared memory, the
+    on-chip budget of one block. A reduction keeps a row on chip only while the row's f32
+    working copy fits ``row_budget_bytes``; a longer row is streamed from DRAM again for each
+    reduction pass (see :func:`chipsim.hw.isa.cost`, opcode ``refetch``).
+    """
+
+    count: int = 0
+    shared_bytes: int = 0
+    row_budget_bytes: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Registers:
     """The register file the units compute from."""
 
@@ -125,10 +148,38 @@ class Registers:
 
 @dataclass(frozen=True, slots=True)
 class Launch:
-    """Cost of starting a kernel: from Python (eager dispatch) or inside a compiled program."""
+    """What starting a kernel costs, split as on a GPU driven from Python.
+
+    * host dispatch, per kind of call (the host is busy; kernels queue ahead of the chip):
+      ``eager_cycles`` for a framework's own kernel (PyTorch's ATen), ``library_cycles`` for
+      a call into the vendor library (a contraction: cuBLAS), ``compiled_cycles`` for a call
+      into a compiled function (``torch.compile``'s wrapper); ``graph_cycles`` for the next
+      kernel inside a compiled program;
+    * ``overlap_cycles``: how much of an eager call's dispatch comes *after* its kernel is
+      launched (the call returning to Python), running beside the kernel; ``compiled_overlap``
+      the same for a compiled call (its wrapper's bookkeeping after the launch);
+    * ``device_cycles``: from an eager launch on the host to the kernel starting on the chip;
+    * ``sync_cycles``: the host noticing the chip is done (``download``, ``synchronize``).
+
+    A field left at 0 means "as ``eager_cycles``" (library/compiled) or "free" (device, sync).
+    """
 
     eager_cycles: int = 2000
     graph_cycles: int = 200
+    library_cycles: int = 0
+    compiled_cycles: int = 0
+    overlap_cycles: int = 0
+    compiled_overlap_cycles: int = 0
+    device_cycles: int = 0
+    sync_cycles: int = 0
+
+    @property
+    def library(self) -> int:
+        return self.library_cycles or self.eager_cycles
+
+    @property
+    def compiled(self) -> int:
+        return self.compiled_cycles or self.eager_cycles
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +203,7 @@ _PARTS = {
     "dram": DRAM,
     "sram": SRAM,
     "registers": Registers,
+    "sm": SMs,
     "launch": Launch,
     "energy": Energy,
 }
@@ -172,6 +224,7 @@ class Chip:
     dram: DRAM = field(default_factory=DRAM)
     sram: SRAM = field(default_factory=SRAM)
     registers: Registers = field(default_factory=Registers)
+    sm: SMs = field(default_factory=SMs)
     launch: Launch = field(default_factory=Launch)
     energy: Energy = field(default_factory=Energy)
 

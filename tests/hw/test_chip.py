@@ -27,7 +27,9 @@ def test_datacenter_gpu_matches_a100_figures():
     assert c.vector_flops_per_cycle * c.clock_hz == pytest.approx(19.5e12, rel=0.01)
     assert c.dram_bandwidth == pytest.approx(2.04e12, rel=0.02)
     assert c.sram.capacity_bytes == 40 * 2**20
-    assert c.launch.eager_cycles / c.clock_hz == pytest.approx(5e-6, rel=0.01)
+    assert 5e-6 <= c.launch.eager_cycles / c.clock_hz <= 15e-6  # ATen dispatch, fitted
+    assert c.launch.eager_cycles < c.launch.library < c.launch.compiled  # cuBLAS, torch.compile
+    assert c.sm.count == 108 and c.sm.shared_bytes == 164 * 1024
     assert c.launch.graph_cycles / c.clock_hz == pytest.approx(1e-6, rel=0.01)
 
 
