@@ -451,5 +451,7 @@ def lower(
         if launch not in ("eager", "graph"):
             raise PlanError(f"launch must be 'eager', 'graph' or None, got {launch!r}")
         opcode = "launch" if launch == "eager" else "launch_graph"
+        if launch == "eager" and any(i.unit in ("tensor", "mac") for i in prog):
+            opcode = "launch_library"  # an eager contraction is a call into the vendor's library
         prog.insert(0, Instr(opcode, "host", kernel=kernel.name, label=f"launch {kernel.name}"))
     return prog
