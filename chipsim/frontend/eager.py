@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from chipsim.errors import IRError
 from chipsim.frontend.device import Device, current_device
 from chipsim.frontend.tensor_base import TensorBase
-from chipsim.errors import IRError
 from chipsim.ir.dtypes import DType, dtype, from_numpy, to_storage
 from chipsim.ir.types import TensorType
 
@@ -39,8 +39,9 @@ class Tensor(TensorBase):
             arr = np.asarray(array)
         except ValueError as exc:  # ragged nested lists
             raise IRError(
-                f"cannot make a tensor of {_short(array)}: {str(exc).rstrip('.')}. Every row of a nested list "
-                "must have the same length (a tensor is a rectangular block of numbers)"
+                f"cannot make a tensor of {_short(array)}: {str(exc).rstrip('.')}. Every row "
+                "of a nested list must have the same length (a tensor is a rectangular block "
+                "of numbers)"
             ) from None
         if arr.dtype.kind not in "biuf":  # text, objects, dates, complex numbers
             raise IRError(_not_numbers(array, arr))
