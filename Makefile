@@ -15,6 +15,8 @@ LINT_PATHS := chipsim tests benchmarks grading/make_demo_submissions.py nbgrader
   locales book/_ext/translation.py book/_ext/notebook_translation.py
 # JupyterLab setting (kept inside the venv): double-clicking a chapter opens it as a notebook.
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
+# Kernels started from the venv read it (.venv/etc/ipython/): no TCP warning per chapter.
+KERNEL_CONFIG_SRC := config/ipython_kernel_config.py
 
 .PHONY: help setup book translations test lint lab chapter exercises grade feedback demo-submissions clean
 
@@ -27,8 +29,9 @@ $(VENV)/bin/python:
 # Re-install only when requirements.txt or pyproject.toml changed (the stamp is newer otherwise).
 # The last step builds matplotlib's font cache, so its one-time notice never lands in a
 # chapter's stderr (which the strict build treats as a warning).
-$(STAMP): requirements.txt pyproject.toml | $(VENV)/bin/python
+$(STAMP): requirements.txt pyproject.toml $(KERNEL_CONFIG_SRC) | $(VENV)/bin/python
 	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	install -D -m 644 $(KERNEL_CONFIG_SRC) $(VENV)/etc/ipython/ipython_kernel_config.py
 	mkdir -p $(dir $(LAB_SETTINGS))
 	printf '%s\n' '{"@jupyterlab/docmanager-extension:plugin":' \
 	  '  {"defaultViewers": {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}}}' \
