@@ -27,6 +27,7 @@ from chipsim.errors import ChipsimError, PassError
 from chipsim.frontend.tracing import trace
 from chipsim.hw.chip import Chip, get_chip
 from chipsim.hw.simulator import Simulator
+from chipsim.i18n import N_
 from chipsim.ir.graph import Graph, Value
 from chipsim.ir.verify import verify
 from chipsim.passes.fusion import Partition, get_fusion, reference_fusion, validate_partition
@@ -36,14 +37,15 @@ from chipsim.passes.placement import arena_budget, place, place_group
 from chipsim.passes.simplify import simplify as simplify_graph
 
 #: The compiler's boxes, in order: (name, what it does). The book draws this list.
+#: The descriptions are marked with ``N_`` for the translation catalogue (show them with ``tr``).
 PIPELINE = (
-    ("trace", "run the Python function on symbolic tensors: a static graph"),
-    ("simplify", "fold constants, merge common subexpressions, drop dead code"),
-    ("fuse", "partition the ops into kernels (operator fusion)"),
-    ("liveness", "when is each tensor passed between kernels alive?"),
-    ("plan memory", "give every such tensor an offset in one arena, reusing dead space"),
-    ("place", "choose DRAM, SRAM or registers for every tensor"),
-    ("codegen", "instructions per kernel: tiles, DMA, the right unit for each op"),
+    ("trace", N_("run the Python function on symbolic tensors: a static graph")),
+    ("simplify", N_("fold constants, merge common subexpressions, drop dead code")),
+    ("fuse", N_("partition the ops into kernels (operator fusion)")),
+    ("liveness", N_("when is each tensor passed between kernels alive?")),
+    ("plan memory", N_("give every such tensor an offset in one arena, reusing dead space")),
+    ("place", N_("choose DRAM, SRAM or registers for every tensor")),
+    ("codegen", N_("instructions per kernel: tiles, DMA, the right unit for each op")),
 )
 
 
