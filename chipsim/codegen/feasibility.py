@@ -38,9 +38,9 @@ from chipsim.codegen.lower import lower, plan_kernel
 from chipsim.errors import ChipsimError
 from chipsim.hw.chip import Chip
 from chipsim.hw.simulator import Simulator
-from chipsim.ir.graph import Graph, Value
+from chipsim.ir.graph import Graph
 from chipsim.passes.fusion.partition import group_outputs
-from chipsim.passes.placement import REGISTER_LIMIT_BYTES, arena_budget
+from chipsim.passes.placement import arena_budget, place_group
 
 Group = Sequence[int]
 
@@ -48,33 +48,16 @@ Group = Sequence[int]
 def stand_in_spec(graph: Graph, chip: Chip, group: Group, *, on_chip: bool) -> KernelSpec:
     """The :class:`KernelSpec` of one group, laid out as a compiled program would (about).
 
-    Weights and graph outputs in DRAM, tile scratch above the activation arena (the kernels'
-    SRAM window) and spilled intermediates in a DRAM scratch area. With ``on_chip`` the
-    activations the kernel reads or writes sit in the SRAM arena while they fit there, small
-    constants in registers, as placement puts them; without it every tensor is in DRAM (the
-    most pessimistic layout, enough to ask "does it spill?").
+    Its inputs and outputs where placement's stand-in puts them
+    (:func:`~chipsim.passes.placement.place_group`; with ``on_chip`` false, all in DRAM: "does
+    it spill?"), tile scratch above the activation arena (the kernels' SRAM window), spilled
+    intermediates in a DRAM scratch area.
     """
-    outputs = set(graph.outputs)
     window = (arena_budget(chip), chip.sram.capacity_bytes)
     nodes = [graph.nodes[i] for i in sorted(group)]
     spec = KernelSpec.of(nodes, group_outputs(graph, group), {})
-    producer = {n.output: n for n in graph.nodes}
-    where: dict[Value, Location] = {}
-    dram = sram = reg = 0
-    for v in (*spec.inputs, *spec.outputs):
-        size = -(-v.type.nbytes // 64) * 64
-        made_by = producer.get(v)
-        weight = made_by is not None and made_by.op == "constant"
-        small = v.type.nbytes <= REGISTER_LIMIT_BYTES and v.type.rank <= 1
-        if on_chip and weight and small and reg + size <= chip.registers.capacity_bytes:
-            where[v] = Location("reg", reg)
-            reg += size
-        elif on_chip and not weight and v not in outputs and sram + size <= window[0]:
-            where[v] = Location("sram", sram)
-            sram += size
-        else:
-            where[v] = Location("dram", dram)
-            dram += size
+    homes, dram = place_group(graph, chip, (*spec.inputs, *spec.outputs), on_chip=on_chip)
+    where = {v: Location(level, offset) for v, (level, offset) in homes.items()}
     return KernelSpec(
         spec.name, spec.nodes, spec.inputs, spec.outputs, where, window, Location("dram", dram)
     )

@@ -32,6 +32,7 @@ from chipsim.compiler.records import kernel_records
 from chipsim.errors import ChipsimError, PassError
 from chipsim.frontend.tracing import trace
 from chipsim.hw.chip import Chip, get_chip
+from chipsim.i18n import N_
 from chipsim.ir.graph import Graph, Value
 from chipsim.ir.verify import verify
 from chipsim.passes.fusion import Partition
@@ -171,17 +172,20 @@ def _check_plan(plan: Any, records: list[UsageRecord]) -> MemoryPlan:
     return validate_plan(plan)
 
 
-#: The compiler's stages, in order. The book draws this list.
+#: The compiler's stages, in order. The book draws this list. The descriptions are marked
+#: with ``N_`` for the translation catalogue (show them with ``tr``).
 PIPELINE = Pipeline(
     (
-        Stage("trace", "run the Python function on symbolic tensors: a static graph", _trace),
-        Stage("simplify", "fold constants, merge common subexpressions, drop dead code", _simplify),
-        Stage("fuse", "partition the ops into kernels (operator fusion)", _fuse),
-        Stage("liveness", "when is each tensor passed between kernels alive?", _liveness),
-        Stage("plan memory", "give every such tensor an offset in one arena, reusing dead space",
-              _plan),
-        Stage("place", "choose DRAM, SRAM or registers for every tensor", _place),
-        Stage("codegen", "instructions per kernel: tiles, DMA, the right unit for each op",
+        Stage("trace", N_("run the Python function on symbolic tensors: a static graph"),
+              _trace),
+        Stage("simplify", N_("fold constants, merge common subexpressions, drop dead code"),
+              _simplify),
+        Stage("fuse", N_("partition the ops into kernels (operator fusion)"), _fuse),
+        Stage("liveness", N_("when is each tensor passed between kernels alive?"), _liveness),
+        Stage("plan memory",
+              N_("give every such tensor an offset in one arena, reusing dead space"), _plan),
+        Stage("place", N_("choose DRAM, SRAM or registers for every tensor"), _place),
+        Stage("codegen", N_("instructions per kernel: tiles, DMA, the right unit for each op"),
               _codegen),
     )
 )  # fmt: skip
