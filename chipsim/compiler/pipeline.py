@@ -4,8 +4,10 @@ The pipeline, one stage each (:data:`PIPELINE`)::
 
     trace -> simplify -> fuse -> liveness -> plan memory -> place -> codegen
 
-Every stage is a :class:`Stage`: a name, one line saying what it does, and a function from a
-small :class:`CompileState` to the next. The learner's fusion pass or memory planner replaces
+Every stage is a :class:`~chipsim.passes.pipeline.Stage`: a name, one line saying what it
+does, and a function from a small :class:`CompileState` to the next; the stages run in a
+:class:`~chipsim.passes.pipeline.Pipeline`, the same one that composes the simplification
+passes. The learner's fusion pass or memory planner replaces
 exactly one of them, through ``compile``'s arguments, and any stage that fails says which it
 was. It is in the spirit of TVM's ``Sequential`` of passes.
 
@@ -23,13 +25,13 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from chipsim.compiler.fusion import get_fusion, run_fusion
 from chipsim.compiler.records import kernel_records
-from chipsim.errors import ChipsimError, PassError
+from chipsim.errors import PassError
 from chipsim.frontend.tracing import trace
 from chipsim.hw.chip import Chip, get_chip
 from chipsim.i18n import N_
@@ -37,6 +39,7 @@ from chipsim.ir.graph import Graph, Value
 from chipsim.ir.verify import verify
 from chipsim.passes.fusion import Partition
 from chipsim.passes.memory import MemoryPlan, UsageRecord, get_planner, validate_plan
+from chipsim.passes.pipeline import Pipeline, Stage
 from chipsim.passes.placement import Placement, place
 from chipsim.passes.simplify import simplify as simplify_graph
 
@@ -63,57 +66,6 @@ class CompileState:
     def but(self, **changes: Any) -> CompileState:
         """A copy with ``changes``: each stage returns the state with its result added."""
         return dataclasses.replace(self, **changes)
-
-
-@dataclass(frozen=True)
-class Stage:
-    """One named step of the compiler: ``run(state) -> state``.
-
-    Unpacks as ``(name, what)``, the two things a picture of the pipeline shows.
-    """
-
-    name: str
-    what: str
-    run: Callable[[CompileState], CompileState]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter((self.name, self.what))
-
-
-@dataclass(frozen=True)
-class Pipeline:
-    """Run :class:`Stage` objects in order over a :class:`CompileState`.
-
-    A stage that raises a :class:`~chipsim.errors.ChipsimError` keeps its error, with a
-    note (and ``error.stage``) naming the stage; any other exception is a bug in a stage and
-    becomes a :class:`~chipsim.errors.PassError` that names the stage.
-    """
-
-    stages: Sequence[Stage]
-
-    @property
-    def names(self) -> list[str]:
-        return [s.name for s in self.stages]
-
-    def __iter__(self) -> Iterator[Stage]:
-        return iter(self.stages)
-
-    def __len__(self) -> int:
-        return len(self.stages)
-
-    def __call__(self, state: CompileState) -> CompileState:
-        for stage in self.stages:
-            try:
-                state = stage.run(state)
-            except ChipsimError as exc:
-                exc.stage = stage.name  # type: ignore[attr-defined]
-                exc.add_note(f"(in compile stage {stage.name!r})")
-                raise
-            except Exception as exc:
-                raise PassError(
-                    f"compile stage {stage.name!r} failed: {type(exc).__name__}: {exc}"
-                ) from exc
-        return state
 
 
 # -- the stages --------------------------------------------------------------------------------
@@ -175,7 +127,7 @@ def _check_plan(plan: Any, records: list[UsageRecord]) -> MemoryPlan:
 #: The compiler's stages, in order. The book draws this list. The descriptions are marked
 #: with ``N_`` for the translation catalogue (show them with ``tr``).
 PIPELINE = Pipeline(
-    (
+    [
         Stage("trace", N_("run the Python function on symbolic tensors: a static graph"),
               _trace),
         Stage("simplify", N_("fold constants, merge common subexpressions, drop dead code"),
@@ -187,7 +139,9 @@ PIPELINE = Pipeline(
         Stage("place", N_("choose DRAM, SRAM or registers for every tensor"), _place),
         Stage("codegen", N_("instructions per kernel: tiles, DMA, the right unit for each op"),
               _codegen),
-    )
+    ],
+    verify_each=False,
+    wrap_errors=False,
 )  # fmt: skip
 
 
