@@ -93,6 +93,7 @@ TOOLS: dict[str, str] = {
     "chipsim.codegen.feasibility:stand_in_spec": "a kernel's layout for those two measurements",
     "chipsim.codegen.blocked:*": "the code generator's blocked kernels (a big matmul's epilogue)",
     "chipsim.passes.fusion.partition:group_outputs": "the values a kernel writes out, a tool",
+    "chipsim.passes.placement:place_group": "placement's stand-in layout for measuring a kernel",
     "chipsim.ir.ops.contraction:_conv_geometry": "conv2d's own trait (the op registry's)",
 }
 
