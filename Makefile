@@ -61,7 +61,8 @@ test: lint  ## lint, then the whole pytest suite (includes the book build and br
 	pytest
 
 lab: $(STAMP)  ## JupyterLab at the course root: chapters open as notebooks, nbgrader lists assignments
-	jupyter lab --notebook-dir=$(CURDIR) $(if $(filter 0,$(shell id -u)),--allow-root)
+	CHIPSIM_LOCAL_EXCHANGE=$(CURDIR)/gradebook/exchange \
+	  jupyter lab --notebook-dir=$(CURDIR) $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # One chapter, rendered as in the book (the book's config; only this chapter's cells run):
 # make chapter CH=book/static_vs_dynamic.md  -> _build/chapter/_build/html/book/<page>.html

@@ -34,6 +34,7 @@ from nbgrader.preprocessors import (
 )
 
 from chipsim.grading.execute import GuardedExecute
+from chipsim.grading.local_exchange import from_environment
 from chipsim.grading.nbgrader_rescore import RescoreAnswers
 from chipsim.grading.sandbox import lock_down
 from chipsim.grading.sanitize import RestoreTestCells
@@ -55,6 +56,14 @@ c.CourseDirectory.autograded_directory = "gradebook/autograded"
 c.CourseDirectory.feedback_directory = "gradebook/feedback"
 # The secret the hidden instances are drawn from: one per course run (per gradebook).
 c.HiddenInstances.secret_file = os.path.join(GRADEBOOK, "hidden_instances.key")
+# `make lab` on a learner's own machine: a project-local exchange (gradebook/exchange), created
+# and filled with the released assignments on demand, so the Assignments tab can fetch,
+# validate and submit. Unset (a hub, the instructor's commands) the exchange stays nbgrader's.
+_my_work = os.path.join(ROOT, "my-work")  # fetched notebooks go here
+_local_exchange = from_environment(os.path.join(ROOT, "exercises"), _my_work, "chipsim-ch4")
+if _local_exchange is not None:
+    c.Exchange.root = str(_local_exchange)
+    c.Exchange.assignment_dir = _my_work
 # Parallel graders share the database: wait up to 120 s for a lock instead of failing.
 c.CourseDirectory.db_url = "sqlite:///" + os.path.join(GRADEBOOK, "gradebook.db") + "?timeout=120"
 
