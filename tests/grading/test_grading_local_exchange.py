@@ -41,8 +41,8 @@ def lab(tmp_path_factory):
     env["PYTHONPATH"] = str(course / "pkg")
     env[ENV] = str(course / "gradebook" / "exchange")
     env["HOME"] = str(course)  # the learner's own identity, nothing of ours
-    cmd = [str(BIN / "jupyter"), "lab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
-           f"--IdentityProvider.token={TOKEN}", f"--notebook-dir={course}", "--allow-root"]  # fmt: skip
+    cmd = [str(BIN / "jupyter"), "lab", "--no-browser", f"--port={port}", "--ip=127.0.0.1"]
+    cmd += [f"--IdentityProvider.token={TOKEN}", f"--notebook-dir={course}", "--allow-root"]
     log = (course / "lab.log").open("w")
     proc = subprocess.Popen(cmd, cwd=course, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
