@@ -74,6 +74,35 @@ def call(base: str, path: str, data: dict | None = None, timeout: int = 300):
         return json.loads(r.read())
 
 
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="needs Debian's chromium (apt-get install chromium)"
+)
+def test_the_assignments_tab_in_chromium_lists_both_assignments(lab, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    base, _ = lab
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"]
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.goto(f"{base}/lab?token={TOKEN}", timeout=120_000)
+            page.get_by_text("Nbgrader", exact=True).first.click(timeout=120_000)
+            page.get_by_text("Assignment List", exact=True).first.click()
+            panel = page.locator("#released_assignments_list")
+            panel.get_by_text("memory_planning").first.wait_for(timeout=60_000)
+            text = panel.inner_text()
+            page.screenshot(path=str(tmp_path / "assignments.png"))
+        finally:
+            browser.close()
+    assert "fusion" in text and "memory_planning" in text
+    assert "does not exist" not in text
+
+
 def test_assignments_tab_lists_fetches_validates_and_submits(lab):
     base, course = lab
     listed = call(base, "/assignments?course_id=chipsim-ch4")
