@@ -79,9 +79,12 @@ exercises: $(STAMP)  ## regenerate exercises/ from solutions/ (nbgrader generate
 # each notebook in a sandboxed kernel of its own; only changed submissions are regraded.
 # Then gradebook/grades.csv, score_distribution.png and flags.csv (see README, "Instructors").
 # Options: make grade GRADE_FLAGS="--workers 4 --force --timeout 30 --unsafe-no-sandbox"
+# A large class: GRADEBOOK_URL=postgresql://... selects the gradebook database, and
+# make grade SHARD=i/N (i = 0 .. N-1) grades shard i of N, one per machine (README).
 GRADE_FLAGS ?=
+SHARD ?=
 grade: $(STAMP)  ## autograde new and changed submissions in the sandbox; gradebook/grades.csv
-	python -m chipsim.grading.cli grade $(GRADE_FLAGS)
+	python -m chipsim.grading.cli grade $(if $(SHARD),--shard $(SHARD)) $(GRADE_FLAGS)
 
 # Learners on their own: grade your notebooks in exercises/ (as student $(ME)) and write their
 # feedback pages; nothing else in gradebook/submitted is needed. Your own notebooks are
