@@ -89,12 +89,10 @@ def fold_batchnorm(graph: Graph) -> Graph:
     for node in graph.nodes:
         if node in folded_bns:
             continue
-        if node in replace:
-            nodes.extend(replace[node])
-            continue
-        if any(v in mapping for v in node.inputs):
-            node = node.replace(inputs=tuple(mapping.get(v, v) for v in node.inputs))
-        nodes.append(node)
+        for new in replace.get(node, [node]):  # a folded head may read a folded batch norm
+            if any(v in mapping for v in new.inputs):
+                new = new.replace(inputs=tuple(mapping.get(v, v) for v in new.inputs))
+            nodes.append(new)
     outputs = tuple(mapping.get(v, v) for v in graph.outputs)
     from chipsim.passes.simplify import dce
 
