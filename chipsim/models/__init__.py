@@ -33,6 +33,7 @@ from chipsim.ir.graph import Graph
 from chipsim.ir.types import TensorType
 from chipsim.models.language import bert_forward, gpt2_forward
 from chipsim.models.params import Params
+from chipsim.models.records import activation_records
 from chipsim.models.summary import ModelSummary, parameters, summary
 from chipsim.models.vision import mobilenet_v2_forward, resnet18_forward
 
@@ -105,10 +106,19 @@ resnet18 = functools.partial(build, "resnet18")
 mobilenet_v2 = functools.partial(build, "mobilenet_v2")
 bert_base = functools.partial(build, "bert_base")
 gpt2_small = functools.partial(build, "gpt2_small")
+#: builder name -> builder (each returns the published configuration's graph by default)
+NETWORKS = {
+    "resnet18": resnet18,
+    "mobilenet_v2": mobilenet_v2,
+    "bert_base": bert_base,
+    "gpt2_small": gpt2_small,
+}
 
 __all__ = [
     "MODELS",
+    "NETWORKS",
     "ModelSummary",
+    "activation_records",
     "bert_base",
     "build",
     "eager",

@@ -96,3 +96,12 @@ def test_weights_depend_on_the_seed_and_tied_embedding_is_one_constant():
     assert not np.allclose(interpret(a, x)[0], interpret(b, x)[0])
     wte = [n for n in a.nodes if n.op == "constant" and n.output.hint == "wte"]
     assert len(wte) == 1 and len(a.users()[wte[0].output]) == 2  # the lookup and the logits
+
+
+def test_activation_records_are_the_compilers_planning_instance():
+    graph = models.resnet18(image=32, width=8, num_classes=10)
+    unfused = models.activation_records(graph)
+    fused = models.activation_records(graph, fusion="reference")
+    program = cs.compile(graph, cs.chip("edge-npu"))
+    assert len(fused) < len(unfused)  # fusion keeps intermediates inside kernels
+    assert sorted(r.size for r in fused) == sorted(r.size for r in program.plan.records)
