@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from chipsim.errors import PlanError
-from chipsim.ir.graph import Node, Value
+from chipsim.ir.graph import Graph, Node, Value
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +42,18 @@ def kernel_name(nodes: Iterable[Node]) -> str:
     if not ops:
         return "constant"
     return ops[0] if len(ops) == 1 else "fused_" + "_".join(ops)
+
+
+def group_outputs(graph: Graph, group: Iterable[int]) -> list[Value]:
+    """The values a group of nodes (indices into ``graph.nodes``) writes out: graph outputs
+    and values read by a node outside the group (the values crossing its boundary)."""
+    nodes = [graph.nodes[i] for i in sorted(group)]
+    inside, users, outputs = set(nodes), graph.users(), set(graph.outputs)
+    return [
+        n.output
+        for n in nodes
+        if n.output in outputs or any(u not in inside for u in users[n.output])
+    ]
 
 
 @dataclass(frozen=True, eq=False)
@@ -83,3 +95,13 @@ class KernelSpec:
                 if v not in produced:
                     inputs.setdefault(v, None)
         return KernelSpec(kernel_name(nodes), nodes, tuple(inputs), tuple(outputs), location)
+
+    @staticmethod
+    def of_group(
+        graph: Graph, group: Iterable[int], location: Mapping[Value, Location]
+    ) -> KernelSpec:
+        """The spec of a group of ``graph``'s nodes (indices), its outputs those crossing
+        the group's boundary (see :func:`group_outputs`)."""
+        group = sorted(group)
+        nodes = [graph.nodes[i] for i in group]
+        return KernelSpec.of(nodes, group_outputs(graph, group), location)

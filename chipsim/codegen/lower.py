@@ -427,6 +427,17 @@ def plan_kernel(kernel: KernelSpec, chip: Chip, *, double_buffer: bool = True) -
     return _Lowering(kernel, chip, double_buffer).plan(need_scratch=False)[0]
 
 
+def plan_homes(
+    kernel: KernelSpec, chip: Chip, *, double_buffer: bool = True
+) -> tuple[KernelPlan, dict[Value, Home], BlockedKernel | None]:
+    """The plan of ``kernel``, where each value lives during it, and its blocked form (if
+    blocked)."""
+    lowering = _Lowering(kernel, chip, double_buffer)
+    plan, homes = lowering.plan(need_scratch=False)
+    blocked = lowering.blocked[0] if plan.mode == "blocked" else None
+    return plan, homes, blocked
+
+
 def scratch_bytes(kernel: KernelSpec, chip: Chip) -> int:
     """DRAM bytes ``kernel`` needs for spilled intermediates (0 when it fits SRAM)."""
     return plan_kernel(kernel, chip).scratch_bytes

@@ -238,7 +238,9 @@ def place(
         elif v in host:
             slots[v] = Slot(DRAM, host[v], "output", "an input returned as it is")
     spilled = {v: o for v, o in arena_values.items() if o + v.type.nbytes > budget}
-    spill_base = dram.take("spilled activations", arena_bytes) if spilled else dram.end
+    # spilled inputs are read where the host wrote them; only intermediates need the region
+    spill_end = max((o + v.type.nbytes for v, o in spilled.items() if v not in host), default=0)
+    spill_base = dram.take("spilled activations", spill_end) if spill_end else dram.end
     share = f"{int(ARENA_SHARE * 100)}% of SRAM"
     for v, offset in arena_values.items():  # rule 3
         if v in outputs:
@@ -264,7 +266,12 @@ def place(
 
 
 def place_group(
-    graph: Graph, chip: Any, values: Sequence[Value], *, on_chip: bool
+    graph: Graph,
+    chip: Any,
+    values: Sequence[Value],
+    *,
+    on_chip: bool,
+    streamed: Collection[Value] = (),
 ) -> tuple[dict[Value, tuple[str, int]], int]:
     """A stand-in placement of one group's inputs and outputs, for measuring it alone.
 
@@ -272,6 +279,7 @@ def place_group(
     same rules as :func:`place`: small constants in registers while they fit, the activations
     the kernel passes on in the arena's share of SRAM while they fit, the rest in DRAM. Without
     ``on_chip`` every tensor is in DRAM (the most pessimistic layout: "does it spill?").
+    ``streamed`` inputs stay in DRAM, as in :func:`place`.
 
     Returns:
         ``{value: (level, offset)}`` and the first free DRAM address (for spill scratch).
@@ -287,7 +295,13 @@ def place_group(
         weight = node is not None and node.op == "constant"
         if on_chip and weight and is_small_constant(node) and regs.fits(v.type.nbytes):
             where[v] = (REG, regs.take("", v.type.nbytes))
-        elif on_chip and not weight and v not in outputs and sram.fits(v.type.nbytes):
+        elif (
+            on_chip
+            and not weight
+            and v not in outputs
+            and v not in streamed
+            and sram.fits(v.type.nbytes)
+        ):
             where[v] = (SRAM, sram.take("", v.type.nbytes))
         else:
             where[v] = (DRAM, dram.take("", v.type.nbytes))

@@ -88,8 +88,6 @@ class Program:
 
     def _kernels(self) -> list[KernelSpec]:
         graph = self.graph
-        users = graph.users()
-        outputs = set(graph.outputs)
         # Kernels may use every byte of SRAM the placed activations leave free.
         sram_used = max(
             (loc.offset + v.type.nbytes for v, loc in self.locations.items() if loc.level == SRAM),
@@ -98,14 +96,7 @@ class Program:
         window = (align_up(sram_used), self.chip.sram.capacity_bytes)
         kernels = []
         for group in self.partition.groups:
-            nodes = [graph.nodes[i] for i in group]
-            inside = {n for n in nodes}
-            outs = [
-                n.output
-                for n in nodes
-                if n.output in outputs or any(u not in inside for u in users[n.output])
-            ]
-            spec = KernelSpec.of(nodes, outs, {})
+            spec = KernelSpec.of_group(graph, group, {})
             where = {
                 v: self.locations[v] for v in (*spec.inputs, *spec.outputs) if v in self.locations
             }
