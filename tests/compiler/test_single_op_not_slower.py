@@ -15,7 +15,7 @@ from chipsim.workloads.eager import run_eager
 PRESETS = cs.chips() if callable(getattr(cs, "chips", None)) else ["edge-npu"]
 UNARY = ["relu", "exp", "neg", "silu", "gelu", "sigmoid", "tanh"]
 BINARY = ["add", "mul", "sub", "maximum"]
-ROWS = [1, 7, 64, 500, 4096, 30_000]
+ROWS = [1, 7, 64, 500, 4096, 20_000]
 COLS = [1, 16, 100, 256, 1024]
 
 
@@ -24,7 +24,7 @@ def single_ops(draw):
     kind = draw(st.sampled_from(["unary", "binary", "sum", "softmax", "matmul", "transpose"]))
     b = GraphBuilder()
     if kind == "matmul":
-        m, k, n = (draw(st.sampled_from([16, 64, 256, 1024, 4096])) for _ in range(3))
+        m, k, n = (draw(st.sampled_from([16, 64, 256, 1024])) for _ in range(3))
         y = b.op("matmul", b.input((m, k), f32, "a"), b.input((k, n), f32, "b"))
     else:
         shape = (draw(st.sampled_from(ROWS)), draw(st.sampled_from(COLS)))
@@ -49,7 +49,7 @@ def _cycles(graph, chip):
     return compiled, eager
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
+@settings(max_examples=40, deadline=None, derandomize=True)
 @given(single_ops(), st.sampled_from(sorted(PRESETS)))
 def test_a_compiled_single_op_is_never_slower_than_eager(graph, chip):
     compiled, eager = _cycles(graph, chip)
