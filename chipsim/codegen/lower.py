@@ -37,6 +37,7 @@ from chipsim.codegen.blocked import (
     choose_blocks,
     count_loads,
     emit_blocked,
+    estimate_cycles,
     sram_layout,
 )
 from chipsim.codegen.contraction import BlockedKernel, match_blocked
@@ -50,6 +51,10 @@ from chipsim.ir.graph import Node, Value
 from chipsim.ir.ops import Pattern, check_attrs, flops, get_op
 
 ALIGN = 64
+#: Blocks replace row tiles only when estimated this much faster (row tiles are the simpler
+#: plan, and the estimate is rough; the case that matters is a weight that barely fits SRAM,
+#: where thin row tiles are several times slower).
+BLOCKS_MARGIN = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +177,7 @@ class _Lowering:
     # -- planning ----------------------------------------------------------------------------
     def plan(self, need_scratch: bool = True) -> tuple[KernelPlan, dict[Value, Home]]:
         tiled = self._plan_tiled()
-        if tiled is not None:
+        if tiled is not None and not self._blocks_beat(tiled[0]):
             return tiled
         blocked = self._plan_blocked()
         if blocked is not None:
@@ -182,6 +187,28 @@ class _Lowering:
 
     def _window(self) -> tuple[int, int]:
         return self.k.sram_window or (0, self.chip.sram.capacity_bytes)
+
+    def _blocks_beat(self, tiled: KernelPlan) -> bool:
+        """Would blocking this contraction be clearly faster than its row tiles?
+
+        Row tiles keep the whole weight in SRAM; when it barely fits, the tiles left for the
+        rows are so thin that fixed costs dominate (a cliff just below SRAM's capacity).
+        Row tiles are blocks with all columns and the whole inner dimension, so one cost
+        model (:func:`~chipsim.codegen.blocked.estimate_cycles`) compares the two.
+        """
+        bk = match_blocked(self.k)
+        if bk is None or bk.geometry.row_axis != 0 or bk.geometry.batch_axes:
+            return False
+        if tiled.tiles < 2:
+            return False
+        blocks = choose_blocks(bk, self.k, self.chip, self._window(), self.double_buffer)
+        if blocks is None:
+            return False
+        shape = bk.contraction.type.shape
+        cols = shape[bk.geometry.col_axis] if bk.geometry.col_axis is not None else 1
+        rows = Blocks(tiled.rows_per_tile, cols, bk.geometry.k, tiled.buffers)
+        as_rows = estimate_cycles(bk, self.k, self.chip, rows)
+        return estimate_cycles(bk, self.k, self.chip, blocks) < as_rows * (1 - BLOCKS_MARGIN)
 
     def _plan_blocked(self) -> KernelPlan | None:
         """A single contraction (plus epilogue) too big for row tiles: block it."""

@@ -90,6 +90,7 @@ TOOLS: dict[str, str] = {
     "chipsim.compiler:codegen_feasible": "compile's code-generator check, a measurement tool",
     "chipsim.compiler:codegen_kernel_cycles": "compile's kernel timer, like compile + simulate",
     "chipsim.compiler:_group_spec": "a kernel's layout for those two measurements",
+    "chipsim.passes.placement:place_group": "placement's stand-in layout for those measurements",
     "chipsim.ir.ops.contraction:_conv_geometry": "conv2d's own trait (the op registry's)",
 }
 

@@ -284,7 +284,7 @@ def place_group(
     Returns:
         ``{value: (level, offset)}`` and the first free DRAM address (for spill scratch).
     """
-    producer = {n.output: n for n in graph.nodes}
+    producer = graph.producer()
     outputs = set(graph.outputs)
     regs = _Level(REG, chip.registers.capacity_bytes)
     sram = _Level(SRAM, arena_budget(chip))
