@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from chipsim.errors import PlanError
 from chipsim.ir.graph import Graph, Node, Value
+from chipsim.passes.fusion.partition import group_outputs
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,18 +43,6 @@ def kernel_name(nodes: Iterable[Node]) -> str:
     if not ops:
         return "constant"
     return ops[0] if len(ops) == 1 else "fused_" + "_".join(ops)
-
-
-def group_outputs(graph: Graph, group: Iterable[int]) -> list[Value]:
-    """The values a group of nodes (indices into ``graph.nodes``) writes out: graph outputs
-    and values read by a node outside the group (the values crossing its boundary)."""
-    nodes = [graph.nodes[i] for i in sorted(group)]
-    inside, users, outputs = set(nodes), graph.users(), set(graph.outputs)
-    return [
-        n.output
-        for n in nodes
-        if n.output in outputs or any(u not in inside for u in users[n.output])
-    ]
 
 
 @dataclass(frozen=True, eq=False)
@@ -101,7 +90,7 @@ class KernelSpec:
         graph: Graph, group: Iterable[int], location: Mapping[Value, Location]
     ) -> KernelSpec:
         """The spec of a group of ``graph``'s nodes (indices), its outputs those crossing
-        the group's boundary (see :func:`group_outputs`)."""
+        the group's boundary (see :func:`~chipsim.passes.fusion.partition.group_outputs`)."""
         group = sorted(group)
         nodes = [graph.nodes[i] for i in group]
         return KernelSpec.of(nodes, group_outputs(graph, group), location)
