@@ -50,8 +50,9 @@ from chipsim.hw.isa import Instr, Operand
 from chipsim.ir.graph import Node, Value
 from chipsim.ir.ops import Pattern, check_attrs, flops, get_op
 from chipsim.ir.ops.tiling import row_tiling
+from chipsim.passes.memory.liveness import align_up
+from chipsim.passes.placement import ALIGN
 
-ALIGN = 64
 #: Blocks replace row tiles only when estimated this much faster (row tiles are the simpler
 #: plan, and the estimate is rough; the case that matters is a weight that barely fits SRAM,
 #: where thin row tiles are several times slower).
@@ -80,10 +81,6 @@ class KernelPlan:
     sram_bytes: int  # scratch SRAM used
     scratch_bytes: int  # DRAM scratch needed (spill mode)
     block: tuple[int, int, int] | None = None  # blocked mode: (rows, columns, inner) per tile
-
-
-def _align(n: int) -> int:
-    return -(-n // ALIGN) * ALIGN
 
 
 class _Lowering:
@@ -242,7 +239,7 @@ class _Lowering:
         rows = self.rows
         stream = self._stream_values()
         whole = self._whole_values(stream)
-        whole_bytes = sum(_align(v.type.nbytes) for v in whole)
+        whole_bytes = sum(align_up(v.type.nbytes, ALIGN) for v in whole)
         row_bytes = sum(v.type.nbytes // rows for v in stream)
         free = hi - lo - whole_bytes - 2 * ALIGN * len(stream)
         if free < 0:
@@ -257,9 +254,9 @@ class _Lowering:
         cursor = lo
         for v in whole:
             homes[v] = Home("whole", "sram", (cursor,), False)
-            cursor += _align(v.type.nbytes)
+            cursor += align_up(v.type.nbytes, ALIGN)
         for v in stream:
-            size = _align(per_tile * (v.type.nbytes // rows))
+            size = align_up(per_tile * (v.type.nbytes // rows), ALIGN)
             homes[v] = Home("stream", "sram", tuple(cursor + b * size for b in range(nbuf)), True)
             cursor += nbuf * size
         self._place_fixed(homes)
@@ -335,7 +332,7 @@ class _Lowering:
                 homes[n.output] = homes[n.inputs[0]]
                 continue
             homes[n.output] = Home("whole", "dram", (base + cursor,), False)
-            cursor += _align(n.output.type.nbytes)
+            cursor += align_up(n.output.type.nbytes, ALIGN)
         if cursor and self.k.scratch is None and need_scratch:
             raise PlanError(
                 f"kernel {self.k.name!r}: its working set does not fit SRAM even one row at a "

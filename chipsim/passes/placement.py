@@ -33,6 +33,7 @@ from typing import Any
 
 from chipsim.errors import OutOfMemoryError
 from chipsim.ir.graph import Graph, Value
+from chipsim.passes.memory.liveness import align_up
 
 #: Largest constant (bytes) kept in registers.
 REGISTER_LIMIT_BYTES = 256
@@ -128,11 +129,6 @@ class Placement:
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def align_up(n: int, alignment: int = ALIGN) -> int:
-    """``n`` rounded up to a multiple of ``alignment`` (every tensor starts 64-byte aligned)."""
-    return -(-n // alignment) * alignment
-
-
 def arena_budget(chip: Any) -> int:
     """Bytes of SRAM the activation arena may use on ``chip`` (64-byte aligned)."""
     return int(chip.sram.capacity_bytes * ARENA_SHARE) // ALIGN * ALIGN
@@ -153,10 +149,10 @@ class _Level:
         self.held: list[tuple[str, int]] = []  # (tensor, bytes) in address order
 
     def fits(self, nbytes: int) -> bool:
-        return self.end + align_up(nbytes) <= self.capacity
+        return self.end + align_up(nbytes, ALIGN) <= self.capacity
 
     def take(self, label: str, nbytes: int) -> int:
-        offset, self.end = self.end, self.end + align_up(nbytes)
+        offset, self.end = self.end, self.end + align_up(nbytes, ALIGN)
         self.held.append((label, nbytes))
         return offset
 
@@ -166,7 +162,7 @@ def check_capacity(level: str, capacity: int, held: Sequence[tuple[str, int]], w
 
     ``what`` says what the program is, for the message; the tensors are listed largest first.
     """
-    total = sum(align_up(n) for _, n in held)
+    total = sum(align_up(n, ALIGN) for _, n in held)
     if total <= capacity:
         return
     big = sorted(held, key=lambda t: -t[1])
@@ -262,7 +258,7 @@ def place(
         if v not in slots:
             slots[v] = Slot(DRAM, host[v], "input", "not read by any kernel")
     check_capacity(DRAM, dram.capacity, dram.held, f"the compiled program {graph.name!r}")
-    return Placement(graph, slots, arena_bytes, arena_level, host, align_up(dram.end))
+    return Placement(graph, slots, arena_bytes, arena_level, host, align_up(dram.end, ALIGN))
 
 
 def place_group(

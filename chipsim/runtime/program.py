@@ -32,7 +32,8 @@ from chipsim.ir.graph import Graph, Value
 from chipsim.ir.interpreter import bind_inputs
 from chipsim.passes.fusion import Partition
 from chipsim.passes.memory import MemoryPlan
-from chipsim.passes.placement import DRAM, SRAM, Placement, align_up, check_capacity
+from chipsim.passes.memory.liveness import align_up
+from chipsim.passes.placement import ALIGN, DRAM, SRAM, Placement, check_capacity
 from chipsim.runtime.report import KernelSpan, Report
 
 
@@ -93,7 +94,7 @@ class Program:
             (loc.offset + v.type.nbytes for v, loc in self.locations.items() if loc.level == SRAM),
             default=0,
         )
-        window = (align_up(sram_used), self.chip.sram.capacity_bytes)
+        window = (align_up(sram_used, ALIGN), self.chip.sram.capacity_bytes)
         kernels = []
         for group in self.partition.groups:
             spec = KernelSpec.of_group(graph, group, {})
