@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from chipsim.errors import PlanError
 from chipsim.ir.graph import Graph, Node, Value
+from chipsim.passes.fusion.naming import name_of_ops
 from chipsim.passes.fusion.partition import group_outputs
 
 
@@ -39,10 +40,7 @@ class Location:
 
 def kernel_name(nodes: Iterable[Node]) -> str:
     """``"add"`` for one op, ``"fused_matmul_add_relu"`` for a group (constants left out)."""
-    ops = [n.op for n in nodes if n.op != "constant"]
-    if not ops:
-        return "constant"
-    return ops[0] if len(ops) == 1 else "fused_" + "_".join(ops)
+    return name_of_ops([n.op for n in nodes])
 
 
 @dataclass(frozen=True, eq=False)

@@ -15,6 +15,7 @@ Memory layout:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Sequence
 from typing import Any
@@ -31,6 +32,7 @@ from chipsim.hw.simulator import Simulator
 from chipsim.ir.graph import Graph, Value
 from chipsim.ir.interpreter import bind_inputs
 from chipsim.passes.fusion import Partition
+from chipsim.passes.fusion.naming import unique_kernel_names
 from chipsim.passes.memory import MemoryPlan
 from chipsim.passes.memory.liveness import align_up
 from chipsim.passes.placement import ALIGN, DRAM, SRAM, Placement, check_capacity
@@ -125,20 +127,9 @@ class Program:
                     Location(DRAM, self._scratch_base),
                 )
             kernels.append(spec)
-        names = [k.name for k in kernels]
-        for i, k in enumerate(kernels):  # unique, readable names: fused_add_relu, fused_add_relu_1
-            if names.count(k.name) > 1:
-                nth = names[:i].count(k.name)
-                if nth:
-                    kernels[i] = KernelSpec(
-                        f"{k.name}_{nth}",
-                        k.nodes,
-                        k.inputs,
-                        k.outputs,
-                        k.location,
-                        k.sram_window,
-                        k.scratch,
-                    )
+        # unique, readable names: fused_add_relu, fused_add_relu_1 (the one naming rule)
+        names = unique_kernel_names(graph, self.partition.groups)
+        kernels = [dataclasses.replace(k, name=n) for k, n in zip(kernels, names, strict=True)]
         return kernels
 
     def _emit_input_loads(self) -> None:
