@@ -38,7 +38,7 @@ from chipsim.models.records import activation_records
 from chipsim.models.summary import ModelSummary, parameters, summary
 from chipsim.models.vision import mobilenet_v2_forward, resnet18_forward
 
-# name -> (forward function, input type from the knobs, knobs of the input, model knobs)
+# name -> (forward function, the graph input's type from the input knobs batch/image/seq)
 _MODELS: dict[str, tuple[Callable[..., Any], Callable[..., TensorType]]] = {
     "resnet18": (
         resnet18_forward,
