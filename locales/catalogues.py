@@ -258,9 +258,14 @@ def updated(template: Catalog, po: Path, language: str, *, runtime: bool = False
 
 
 def _brace_flags(catalog: Catalog, runtime: bool) -> Catalog:
-    """Babel flags text with braces as python-brace-format; only runtime strings are (tr())."""
-    if not runtime:
-        for message in catalog:
+    """Babel flags text with braces as python-brace-format and text with ``%`` as python-format.
+
+    Only runtime strings are format strings, and tr() formats with ``str.format``: book prose
+    loses both flags, runtime strings the printf one (else ``msgfmt -c`` rejects a translation
+    of "90% of the time" or "{pct}% of ..." that moves the ``%``)."""
+    for message in catalog:
+        message.flags.discard("python-format")
+        if not runtime:
             message.flags.discard("python-brace-format")
     return catalog
 

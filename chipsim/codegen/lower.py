@@ -13,17 +13,19 @@ The recipe, the same for a single eager op and for a fused group:
    directly (intermediates in a DRAM scratch area), paying DRAM bandwidth with no reuse.
    Slower, never a failure; this is what over-fusion costs.
 
-Example:
+Example: a relu over 1 MiB of rows on a chip with 512 KiB of SRAM runs in 9 balanced tiles,
+each tile's load overlapping the previous tile's compute:
+
     >>> from chipsim.ir import GraphBuilder, f32
     >>> from chipsim.hw import get_chip
     >>> b = GraphBuilder()
-    >>> x = b.input((64, 32), f32); y = b.op("relu", x)
-    >>> k = KernelSpec.of([y_node := b.nodes[-1]], [y],
-    ...                   {x: Location("dram", 0), y: Location("dram", 8192)})
-    >>> plan_kernel(k, get_chip("edge-npu")).tiles
-    4
-    >>> [i.opcode for i in lower(k, get_chip("edge-npu"))][:4]
-    ['load', 'load', 'vec', 'store']
+    >>> x = b.input((4096, 64), f32); y = b.op("relu", x)
+    >>> k = KernelSpec.of(b.nodes[-1:], [y], {x: Location("dram", 0), y: Location("dram", 2**20)})
+    >>> plan = plan_kernel(k, get_chip("edge-npu"))
+    >>> plan.mode, plan.tiles, plan.rows_per_tile, plan.buffers
+    ('tiled', 9, 456, 2)
+    >>> [i.opcode for i in lower(k, get_chip("edge-npu"))][:6]
+    ['load', 'load', 'vec', 'store', 'load', 'vec']
 """
 
 from __future__ import annotations
@@ -34,11 +36,12 @@ from chipsim.codegen.blocked import (
     Blocks,
     choose_blocks,
     count_loads,
-    dma,
     emit_blocked,
+    estimate_cycles,
     sram_layout,
 )
 from chipsim.codegen.contraction import BlockedKernel, match_blocked
+from chipsim.codegen.dma import dma
 from chipsim.codegen.kernel import KernelSpec, Location
 from chipsim.codegen.units import compute_instrs, immediate_instr
 from chipsim.errors import PlanError
@@ -46,8 +49,14 @@ from chipsim.hw.chip import Chip
 from chipsim.hw.isa import Instr, Operand
 from chipsim.ir.graph import Node, Value
 from chipsim.ir.ops import Pattern, check_attrs, flops, get_op
+from chipsim.ir.ops.tiling import row_tiling
+from chipsim.passes.memory.liveness import align_up
+from chipsim.passes.placement import ALIGN
 
-ALIGN = 64
+#: Blocks replace row tiles only when estimated this much faster (row tiles are the simpler
+#: plan, and the estimate is rough; the case that matters is a weight that barely fits SRAM,
+#: where thin row tiles are several times slower).
+BLOCKS_MARGIN = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,19 +81,6 @@ class KernelPlan:
     sram_bytes: int  # scratch SRAM used
     scratch_bytes: int  # DRAM scratch needed (spill mode)
     block: tuple[int, int, int] | None = None  # blocked mode: (rows, columns, inner) per tile
-
-
-def _align(n: int) -> int:
-    return -(-n // ALIGN) * ALIGN
-
-
-def row_flags(node: Node, rows: int) -> tuple[bool, ...] | None:
-    """The op's row rule for ``node`` in a kernel tiled over ``rows`` output rows: per input,
-    sliced with the rows (True) or needed whole (False); None if the node cannot follow."""
-    out = node.type
-    if out.rank == 0 or out.shape[0] != rows:
-        return None
-    return get_op(node.op).row_inputs([v.type for v in node.inputs], out, node.attrs)
 
 
 class _Lowering:
@@ -129,22 +125,14 @@ class _Lowering:
                 raise PlanError(f"kernel {k.name!r}: output {v!r} is not produced by the group")
 
     def _row_analysis(self) -> tuple[int, dict[Value, bool]]:
-        """Rows to tile over, and for each value whether every use may be row-sliced."""
-        outs = self.k.outputs
-        rows = outs[0].shape[0] if outs and outs[0].type.rank else 0
-        if rows < 2 or any(v.type.rank == 0 or v.shape[0] != rows for v in outs):
+        """Rows to tile over, and for each value whether every use may be row-sliced: the
+        ops' row rules composed by :func:`~chipsim.ir.ops.tiling.row_tiling` (which the
+        fusion cost model reads too)."""
+        tiling = row_tiling(self.k.nodes, self.k.outputs)
+        if tiling is None:
             return 1, {}
-        need: dict[Value, bool] = dict.fromkeys(outs, True)
-        self.use_rowed: dict[tuple[int, int], bool] = {}
-        for i in range(len(self.compute) - 1, -1, -1):
-            node = self.compute[i]
-            flags = row_flags(node, rows)
-            if flags is None or not need.get(node.output, True):
-                return 1, {}
-            for j, (v, flag) in enumerate(zip(node.inputs, flags)):
-                need[v] = need.get(v, True) and flag
-                self.use_rowed[(i, j)] = flag
-        return rows, need
+        self.use_rowed = dict(tiling.uses)
+        return tiling.rows, dict(tiling.rowed)
 
     def _names(self) -> dict[Value, str]:
         names: dict[Value, str] = {}
@@ -170,7 +158,7 @@ class _Lowering:
     # -- planning ----------------------------------------------------------------------------
     def plan(self, need_scratch: bool = True) -> tuple[KernelPlan, dict[Value, Home]]:
         tiled = self._plan_tiled()
-        if tiled is not None:
+        if tiled is not None and not self._blocks_beat(tiled[0]):
             return tiled
         blocked = self._plan_blocked()
         if blocked is not None:
@@ -180,6 +168,28 @@ class _Lowering:
 
     def _window(self) -> tuple[int, int]:
         return self.k.sram_window or (0, self.chip.sram.capacity_bytes)
+
+    def _blocks_beat(self, tiled: KernelPlan) -> bool:
+        """Would blocking this contraction be clearly faster than its row tiles?
+
+        Row tiles keep the whole weight in SRAM; when it barely fits, the tiles left for the
+        rows are so thin that fixed costs dominate (a cliff just below SRAM's capacity).
+        Row tiles are blocks with all columns and the whole inner dimension, so one cost
+        model (:func:`~chipsim.codegen.blocked.estimate_cycles`) compares the two.
+        """
+        bk = match_blocked(self.k)
+        if bk is None or bk.geometry.row_axis != 0 or bk.geometry.batch_axes:
+            return False
+        if tiled.tiles < 2:
+            return False
+        blocks = choose_blocks(bk, self.k, self.chip, self._window(), self.double_buffer)
+        if blocks is None:
+            return False
+        shape = bk.contraction.type.shape
+        cols = shape[bk.geometry.col_axis] if bk.geometry.col_axis is not None else 1
+        rows = Blocks(tiled.rows_per_tile, cols, bk.geometry.k, tiled.buffers)
+        as_rows = estimate_cycles(bk, self.k, self.chip, rows)
+        return estimate_cycles(bk, self.k, self.chip, blocks) < as_rows * (1 - BLOCKS_MARGIN)
 
     def _plan_blocked(self) -> KernelPlan | None:
         """A single contraction (plus epilogue) too big for row tiles: block it."""
@@ -229,7 +239,7 @@ class _Lowering:
         rows = self.rows
         stream = self._stream_values()
         whole = self._whole_values(stream)
-        whole_bytes = sum(_align(v.type.nbytes) for v in whole)
+        whole_bytes = sum(align_up(v.type.nbytes, ALIGN) for v in whole)
         row_bytes = sum(v.type.nbytes // rows for v in stream)
         free = hi - lo - whole_bytes - 2 * ALIGN * len(stream)
         if free < 0:
@@ -244,9 +254,9 @@ class _Lowering:
         cursor = lo
         for v in whole:
             homes[v] = Home("whole", "sram", (cursor,), False)
-            cursor += _align(v.type.nbytes)
+            cursor += align_up(v.type.nbytes, ALIGN)
         for v in stream:
-            size = _align(per_tile * (v.type.nbytes // rows))
+            size = align_up(per_tile * (v.type.nbytes // rows), ALIGN)
             homes[v] = Home("stream", "sram", tuple(cursor + b * size for b in range(nbuf)), True)
             cursor += nbuf * size
         self._place_fixed(homes)
@@ -278,15 +288,17 @@ class _Lowering:
             )
             c += flops(n.op, [v.type for v in n.inputs], n.type, n.attrs) / peak
         best_time, best_rows = None, most
-        tiles = 1
+        tiles = -(-rows // most)  # the fewest tiles that fit
         while True:
-            per = max(1, min(most, -(-rows // tiles)))
+            # balanced: t tiles of (nearly) equal rows, never the largest tile that fits
+            # plus a tiny remainder (which would leave nothing to overlap the last DMA with)
+            per = -(-rows // tiles)
             t = -(-rows // per)
             overlap = self.double_buffer and t > 1
             time = t * transfers * fixed + (max(d, c) + min(d, c) / t if overlap else d + c)
             if best_time is None or time < best_time - 1e-9:
                 best_time, best_rows = time, per
-            if per == 1 or tiles >= rows:
+            if per == 1:
                 break
             tiles *= 2
         return best_rows
@@ -320,7 +332,7 @@ class _Lowering:
                 homes[n.output] = homes[n.inputs[0]]
                 continue
             homes[n.output] = Home("whole", "dram", (base + cursor,), False)
-            cursor += _align(n.output.type.nbytes)
+            cursor += align_up(n.output.type.nbytes, ALIGN)
         if cursor and self.k.scratch is None and need_scratch:
             raise PlanError(
                 f"kernel {self.k.name!r}: its working set does not fit SRAM even one row at a "
@@ -423,6 +435,17 @@ def plan_kernel(kernel: KernelSpec, chip: Chip, *, double_buffer: bool = True) -
     return _Lowering(kernel, chip, double_buffer).plan(need_scratch=False)[0]
 
 
+def plan_homes(
+    kernel: KernelSpec, chip: Chip, *, double_buffer: bool = True
+) -> tuple[KernelPlan, dict[Value, Home], BlockedKernel | None]:
+    """The plan of ``kernel``, where each value lives during it, and its blocked form (if
+    blocked)."""
+    lowering = _Lowering(kernel, chip, double_buffer)
+    plan, homes = lowering.plan(need_scratch=False)
+    blocked = lowering.blocked[0] if plan.mode == "blocked" else None
+    return plan, homes, blocked
+
+
 def scratch_bytes(kernel: KernelSpec, chip: Chip) -> int:
     """DRAM bytes ``kernel`` needs for spilled intermediates (0 when it fits SRAM)."""
     return plan_kernel(kernel, chip).scratch_bytes
@@ -447,5 +470,7 @@ def lower(
         if launch not in ("eager", "graph"):
             raise PlanError(f"launch must be 'eager', 'graph' or None, got {launch!r}")
         opcode = "launch" if launch == "eager" else "launch_graph"
+        if launch == "eager" and any(i.unit in ("tensor", "mac") for i in prog):
+            opcode = "launch_library"  # an eager contraction is a call into the vendor's library
         prog.insert(0, Instr(opcode, "host", kernel=kernel.name, label=f"launch {kernel.name}"))
     return prog

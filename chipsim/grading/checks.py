@@ -63,14 +63,14 @@ def compile_with(graph: Any, partition: Any = None, plan: Any = None) -> Any:
 
 def fusion_strategy(name: str, graph: Any) -> Any:
     """The partition a named reference strategy gives for ``graph``."""
-    from chipsim.passes.fusion import fuse_elementwise_chains, no_fusion, reference_fusion
-    from chipsim.passes.placement import arena_budget
+    from chipsim.compiler import reference_fusion
+    from chipsim.passes.fusion import autotune, fuse_elementwise_chains, no_fusion, rule_fusion
 
     chip = _chip()
     if name == "reference":
         return reference_fusion(graph, chip)
-    if name == "reference_window":  # the share of SRAM a kernel's tiles really get
-        return reference_fusion(graph, sram_budget=arena_budget(chip))
+    if name == "reference_window":  # the rules and the autotuner on the estimates alone
+        return autotune(graph, chip, rule_fusion(graph, chip))
     if name == "elementwise":
         return fuse_elementwise_chains(graph, chip)
     if name == "epilogue":
@@ -149,28 +149,66 @@ def score_instance(part: Part, inst: Instance, answer: Any) -> InstanceScore:
 
 
 def _classify(part: Part, inst: Instance, answer: dict) -> InstanceScore:
+    """Exact items, scored beyond chance: a constant answer (every op "elementwise", or
+    ``may_fuse`` always False) earns nothing, whatever the mix of items asked."""
     from chipsim.ir.ops import Pattern, get_op
     from chipsim.passes.fusion import can_fuse
 
     items = built(part.id, inst.id, inst.seed)
     patterns = answer.get("patterns") or {}
     given = {(p, c): v for p, c, v in answer.get("may_fuse") or []}
-    wrong, right = [], 0
-    for op in items["ops"]:
-        if patterns.get(op) == str(get_op(op).pattern):
-            right += 1
-        else:
-            wrong.append(f"pattern of {op}")
-    for p, c in items["pairs"]:
-        truth = _always_fuses(can_fuse, Pattern[p.upper()], Pattern[c.upper()])
-        if given.get((p, c)) is truth:
-            right += 1
-        else:
-            wrong.append(f"may_fuse({p}, {c})")
-    total = len(items["ops"]) + len(items["pairs"])
+    wrong = []
+    truth_ops = {op: str(get_op(op).pattern) for op in items["ops"]}
+    right_ops = sum(patterns.get(op) == t for op, t in truth_ops.items())
+    wrong += [f"pattern of {op}" for op, t in truth_ops.items() if patterns.get(op) != t]
+    truth_pairs = {
+        (p, c): _always_fuses(can_fuse, Pattern[p.upper()], Pattern[c.upper()])
+        for p, c in items["pairs"]
+    }
+    right_pairs = sum(given.get(k) is t for k, t in truth_pairs.items())
+    wrong += [
+        f"may_fuse({p}, {c})" for (p, c), t in truth_pairs.items() if given.get((p, c)) is not t
+    ]
+    n_ops, n_pairs = len(truth_ops), len(truth_pairs)
+    guess_ops, guess_pairs = (
+        _constant_best(truth_ops.values()),
+        _constant_best(truth_pairs.values()),
+    )
+    fraction = (
+        n_ops * beyond_chance(right_ops, n_ops, guess_ops)
+        + n_pairs * beyond_chance(right_pairs, n_pairs, guess_pairs)
+    ) / max(1, n_ops + n_pairs)
     shown = ", ".join(wrong[:6]) + (" ..." if len(wrong) > 6 else "")
-    msg = f"{right} of {total} items right" + (f"; check {shown}" if wrong else "")
-    return InstanceScore(inst.id, right / total, msg)
+    msg = (
+        f"{right_ops + right_pairs} of {n_ops + n_pairs} items right "
+        f"(patterns {right_ops} of {n_ops}, may_fuse {right_pairs} of {n_pairs}; one answer "
+        f"for everything would get {guess_ops} and {guess_pairs}, which earns nothing)"
+        + (f"; check {shown}" if wrong else "")
+    )
+    return InstanceScore(inst.id, fraction, msg)
+
+
+def _constant_best(truths: Any) -> int:
+    """How many items the best constant answer gets right (the most common true answer)."""
+    counts: dict[Any, int] = {}
+    for t in truths:
+        counts[t] = counts.get(t, 0) + 1
+    return max(counts.values(), default=0)
+
+
+def beyond_chance(right: int, total: int, guessed: int) -> float:
+    """Credit for ``right`` of ``total`` exact items when guessing one answer gets ``guessed``.
+
+    Linear from 0 at the guess to 1 at all right (clipped at 0); where one answer fits every
+    item, only all right earns credit.
+
+    Example:
+        >>> beyond_chance(10, 10, 4), beyond_chance(4, 10, 4), beyond_chance(7, 10, 4)
+        (1.0, 0.0, 0.5)
+    """
+    if total <= guessed:
+        return 1.0 if right >= total else 0.0
+    return max(0.0, (right - guessed) / (total - guessed))
 
 
 #: The rounds of the fusion table that hold whatever the chip (later rounds weigh costs).
@@ -246,8 +284,17 @@ def _liveness(part: Part, inst: Instance, answer: dict) -> InstanceScore:
         msg += f", {len(given) - len(truth)} extra"
     if missing:
         rid, size, first, last = missing[0]
-        msg += f"; e.g. expected {rid}: {size} B live [{first}, {last})"
+        msg += f"; e.g. {rid}: expected {_record_text(size, first, last)}"
+        yours = [row for row in given if str(row[0]) == rid]
+        if yours:
+            msg += ", yours " + " and ".join(_record_text(*row[1:4]) for row in yours[:2])
+        else:
+            msg += f", yours has no record {rid}"
     return InstanceScore(inst.id, right / total if total else 0.0, msg)
+
+
+def _record_text(size: Any, first: Any, last: Any) -> str:
+    return f"{size} B live [{first}, {last})"
 
 
 _CHECKS = {

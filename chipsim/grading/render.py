@@ -55,21 +55,31 @@ def picture_output(score: PartScore) -> dict[str, Any] | None:
 
 
 def _draw(instance: str, theirs: Any, reference: Any) -> str:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(11, 3.4), layout="constrained")
-    FigureCanvasAgg(fig)
-    axes = fig.subplots(1, 2)
-    for ax, obj, who in zip(axes, (theirs, reference), ("yours", "reference"), strict=True):
-        if hasattr(obj, "report"):
-            from chipsim.viz.timeline import plot_timeline
-
-            plot_timeline(obj.report, ax=ax, max_labels=6)
-            ax.set_title(f"{who}: {obj.report.cycles:,} cycles", pad=22)
-        else:
-            obj.draw(ax=ax, labels=False, title=f"{who}: arena {obj.arena_size:,} B")
-    fig.suptitle(f"instance {instance}")
+    fig = figure(instance, theirs, reference)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=60, metadata={"Software": None})
     return base64.b64encode(buf.getvalue()).decode()
+
+
+def figure(instance: str, theirs: Any, reference: Any) -> Any:
+    """The feedback picture: two timelines one above the other (each the full width, so a
+    transformer's many kernels stay readable, with no rotated labels to run into the titles),
+    or two memory plans side by side."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    timed = hasattr(theirs, "report")
+    fig = Figure(figsize=(11, 6.4) if timed else (11, 3.4), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(2, 1, sharex=True) if timed else fig.subplots(1, 2)
+    for ax, obj, who in zip(axes, (theirs, reference), ("yours", "reference"), strict=True):
+        if timed:
+            from chipsim.viz.timeline import plot_timeline
+
+            plot_timeline(obj.report, ax=ax, max_labels=0)
+            kernels = len(obj.report.kernels)
+            ax.set_title(f"{who}: {obj.report.cycles:,} cycles, {kernels} kernels", pad=6)
+        else:
+            obj.draw(ax=ax, labels=False, title=f"{who}: arena {obj.arena_size:,} B")
+    fig.suptitle(f"instance {instance}")
+    return fig

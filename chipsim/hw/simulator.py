@@ -173,7 +173,11 @@ class Simulator:
             start = max(start, self._end)
         end = start + cost(instr, self.chip)
         if unit == "host":  # a launch or sync: the next kernel waits for it and for all before
-            self._floor = max(self._floor, end, self._end)
+            arrive = end
+            if instr.opcode in ("launch", "launch_library"):  # an eager launch reaches the chip
+                launch = self.chip.launch  # after the device's latency; the host's return
+                arrive += launch.device_cycles - min(launch.overlap_cycles, end - start)
+            self._floor = max(self._floor, arrive, self._end)
         if self.functional:
             self._execute(instr)
         for level, lo, hi in src_ranges:
@@ -190,7 +194,7 @@ class Simulator:
         where = f"instruction #{len(self.records)}"  # bounds were checked, with context, above
         if instr.fn is None:
             if instr.unit == "dma":
-                for src, dst in zip(instr.srcs, instr.dsts):
+                for src, dst in zip(instr.srcs, instr.dsts, strict=False):
                     memory[dst.level].write(dst, memory[src.level].read(src, where), where)
             return
         args = [memory[s.level].read(s, where) for s in instr.srcs]
@@ -205,5 +209,5 @@ class Simulator:
             raise SimulationError(
                 f"{where}: produced {len(results)} results for {len(instr.dsts)} destinations"
             )
-        for dst, value in zip(instr.dsts, results):
+        for dst, value in zip(instr.dsts, results, strict=False):
             memory[dst.level].write(dst, value, where)

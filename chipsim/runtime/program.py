@@ -15,12 +15,14 @@ Memory layout:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from chipsim.codegen.dma import dma
 from chipsim.codegen.kernel import KernelSpec, Location
 from chipsim.codegen.lower import lower, scratch_bytes
 from chipsim.errors import ExecutionError
@@ -30,16 +32,11 @@ from chipsim.hw.simulator import Simulator
 from chipsim.ir.graph import Graph, Value
 from chipsim.ir.interpreter import bind_inputs
 from chipsim.passes.fusion import Partition
+from chipsim.passes.fusion.naming import unique_kernel_names
 from chipsim.passes.memory import MemoryPlan
-from chipsim.passes.placement import DRAM, SRAM, Placement
+from chipsim.passes.memory.liveness import align_up
+from chipsim.passes.placement import ALIGN, DRAM, SRAM, Placement, check_capacity
 from chipsim.runtime.report import KernelSpan, Report
-
-ALIGN = 64
-CONSTANT_ROLES = ("weight", "small constant")  # constants placement gave a home
-
-
-def _align(n: int) -> int:
-    return -(-n // ALIGN) * ALIGN
 
 
 def _operand(loc: Location, v: Value, name: str) -> Operand:
@@ -83,63 +80,26 @@ class Program:
 
     # -- layout -------------------------------------------------------------------------------
     def _layout(self) -> dict[Value, Location]:
-        """DRAM/SRAM/register address of every tensor the program keeps between kernels."""
-        graph, slots = self.graph, self.placement.slots
-        loc: dict[Value, Location] = {}
-        self._host_inputs: dict[Value, Location] = {}
-        dram = 0  # weights and small constants sit where placement put them
-        for node in graph.nodes:
-            slot = slots.get(node.output)
-            if node.op == "constant" and slot is not None and slot.role in CONSTANT_ROLES:
-                loc[node.output] = Location(slot.level, slot.offset)
-                if slot.level == DRAM:
-                    dram = max(dram, slot.offset + _align(node.type.nbytes))
-        for v in graph.inputs:
-            self._host_inputs[v] = Location(DRAM, dram)
-            dram += _align(v.type.nbytes)
-        for v in graph.outputs:
-            if v not in loc and v not in self._host_inputs:
-                loc[v] = Location(DRAM, dram)
-                dram += _align(v.type.nbytes)
-        spill_base = dram
-        dram += _align(self.plan.arena_size)
-        for v, slot in slots.items():
-            if slot.role not in ("input", "intermediate") or v in graph.outputs:
-                continue
-            if v in graph.inputs and slot.level == DRAM and v in self._host_inputs:
-                # an input that does not fit on chip is read where the host put it (copying
-                # it into the DRAM arena would only move every byte twice more)
+        """The address of every tensor the program keeps between kernels, as placed."""
+        loc = {v: Location(slot.level, slot.offset) for v, slot in self.placement.slots.items()}
+        self._host_inputs = {v: Location(DRAM, a) for v, a in self.placement.host_inputs.items()}
+        for v in self.graph.inputs:
+            if loc[v].level == DRAM:  # read where the host wrote it
                 loc[v] = self._host_inputs[v]
-                continue
-            loc[v] = Location(
-                SRAM if slot.level == SRAM else DRAM,
-                slot.offset if slot.level == SRAM else spill_base + slot.offset,
-            )
-        for v, where in self._host_inputs.items():
-            loc.setdefault(v, where)
-        self._scratch_base = _align(dram)
+        self._scratch_base = self.placement.dram_bytes
         return loc
 
     def _kernels(self) -> list[KernelSpec]:
         graph = self.graph
-        users = graph.users()
-        outputs = set(graph.outputs)
         # Kernels may use every byte of SRAM the placed activations leave free.
         sram_used = max(
             (loc.offset + v.type.nbytes for v, loc in self.locations.items() if loc.level == SRAM),
             default=0,
         )
-        window = (_align(sram_used), self.chip.sram.capacity_bytes)
+        window = (align_up(sram_used, ALIGN), self.chip.sram.capacity_bytes)
         kernels = []
         for group in self.partition.groups:
-            nodes = [graph.nodes[i] for i in group]
-            inside = {n for n in nodes}
-            outs = [
-                n.output
-                for n in nodes
-                if n.output in outputs or any(u not in inside for u in users[n.output])
-            ]
-            spec = KernelSpec.of(nodes, outs, {})
+            spec = KernelSpec.of_group(graph, group, {})
             where = {
                 v: self.locations[v] for v in (*spec.inputs, *spec.outputs) if v in self.locations
             }
@@ -151,6 +111,12 @@ class Program:
             spec = KernelSpec(spec.name, spec.nodes, spec.inputs, spec.outputs, where, window)
             need = scratch_bytes(spec, self.chip)
             if need:
+                check_capacity(
+                    DRAM,
+                    self.chip.dram.capacity_bytes,
+                    [("the program's tensors", self._scratch_base), (f"{spec.name} scratch", need)],
+                    f"kernel {spec.name} of {self.graph.name!r}",
+                )
                 spec = KernelSpec(
                     spec.name,
                     spec.nodes,
@@ -161,20 +127,9 @@ class Program:
                     Location(DRAM, self._scratch_base),
                 )
             kernels.append(spec)
-        names = [k.name for k in kernels]
-        for i, k in enumerate(kernels):  # unique, readable names: fused_add_relu, fused_add_relu_1
-            if names.count(k.name) > 1:
-                nth = names[:i].count(k.name)
-                if nth:
-                    kernels[i] = KernelSpec(
-                        f"{k.name}_{nth}",
-                        k.nodes,
-                        k.inputs,
-                        k.outputs,
-                        k.location,
-                        k.sram_window,
-                        k.scratch,
-                    )
+        # unique, readable names: fused_add_relu, fused_add_relu_1 (the one naming rule)
+        names = unique_kernel_names(graph, self.partition.groups)
+        kernels = [dataclasses.replace(k, name=n) for k, n in zip(kernels, names, strict=True)]
         return kernels
 
     def _emit_input_loads(self) -> None:
@@ -184,16 +139,9 @@ class Program:
         for v, host in self._host_inputs.items():
             target = self.locations.get(v)
             if target is not None and target != host:
+                src, dst = _operand(host, v, names[v]), _operand(target, v, names[v])
                 self.instructions.append(
-                    Instr(
-                        "load",
-                        "dma",
-                        (_operand(host, v, names[v]),),
-                        (_operand(target, v, names[v]),),
-                        work=v.type.nbytes,
-                        kernel="load_inputs",
-                        label=f"load input {names[v]}",
-                    )
+                    dma("load", src, dst, "load_inputs", f"load input {names[v]}")
                 )
         if len(self.instructions) > first:
             self._spans.append(KernelSpan("load_inputs", first, len(self.instructions)))

@@ -46,13 +46,14 @@ from chipsim.frontend.functions import where
 from chipsim.frontend.tracing import trace
 from chipsim.hw.allocator import MemorySample
 from chipsim.hw.chip import Chip, get_chip
+from chipsim.i18n import N_, tr
+from chipsim.passes.memory.liveness import align_up
+from chipsim.passes.placement import ALIGN
 from chipsim.runtime.device import ChipDevice
-
-ALIGN = 64
 
 
 def _aligned(n: int) -> int:
-    return -(-n // ALIGN) * ALIGN
+    return align_up(n, ALIGN)
 
 
 # -- the computations (plain tensor code: runs eagerly and traces) ------------------------------
@@ -60,7 +61,7 @@ def mlp_params(dims: Sequence[int], seed: int = 0) -> list[np.ndarray]:
     """Weights and biases ``[W1, b1, W2, b2, ...]`` of an MLP with layer widths ``dims``."""
     rng = np.random.default_rng(seed)
     params: list[np.ndarray] = []
-    for din, dout in zip(dims[:-1], dims[1:]):
+    for din, dout in zip(dims[:-1], dims[1:], strict=True):
         params.append((rng.normal(size=(din, dout)) / np.sqrt(din)).astype(np.float32))
         params.append(np.zeros(dout, np.float32))
     return params
@@ -283,7 +284,7 @@ def training_loop(
         "eager_kernels_per_step": len(dev.spans) // steps if steps else 0,
         "compiled_kernels": len(program.kernels),
     }
-    return MemoryComparison("training loop (MLP)", target_chip.name, eager, static, details)
+    return MemoryComparison(N_("training loop (MLP)"), target_chip.name, eager, static, details)
 
 
 # -- workload 2: an inference service with varying shapes ---------------------------------------
@@ -292,7 +293,7 @@ def request_rows(requests: int, seed: int = 0) -> list[int]:
     rng = np.random.default_rng(seed)
     batch = rng.integers(1, 9, size=requests)
     seq = np.minimum(128, np.maximum(8, rng.geometric(1 / 48, size=requests)))
-    return [int(b * s) for b, s in zip(batch, seq)]
+    return [int(b * s) for b, s in zip(batch, seq, strict=False)]
 
 
 def bucket(rows: int) -> int:
@@ -348,7 +349,7 @@ def inference_service(
         "buckets": tuple(buckets),
         "padding_overhead": round(padded / sum(rows) - 1.0, 4),
     }
-    return MemoryComparison("inference service (MLP)", target_chip.name, eager, static, details)
+    return MemoryComparison(N_("inference service (MLP)"), target_chip.name, eager, static, details)
 
 
 # -- the out-of-memory case ---------------------------------------------------------------------
@@ -372,7 +373,7 @@ def out_of_memory_case(
     chip = small_dram_chip(capacity_bytes)
     cmp = inference_service(chip, requests=requests, seed=seed)
     details = dict(cmp.details, dram_capacity=capacity_bytes)
-    return dataclasses.replace(cmp, workload="inference service, small DRAM", details=details)
+    return dataclasses.replace(cmp, workload=N_("inference service, small DRAM"), details=details)
 
 
 # -- the picture --------------------------------------------------------------------------------
@@ -387,18 +388,25 @@ def plot_memory_over_time(cmp: MemoryComparison, ax: Any = None) -> Any:
         _, ax = plt.subplots(figsize=(8, 3.5))
     events = [s.event for s in cmp.eager.history]
     mib = 1 / 2**20
-    ax.plot(events, [s.reserved * mib for s in cmp.eager.history], label="eager: reserved")
-    ax.plot(events, [s.allocated * mib for s in cmp.eager.history], label="eager: allocated")
+    ax.plot(events, [s.reserved * mib for s in cmp.eager.history], label=tr("eager: reserved"))
+    ax.plot(events, [s.allocated * mib for s in cmp.eager.history], label=tr("eager: allocated"))
     ax.axhline(
         cmp.static.total_bytes * mib,
         color="black",
         linestyle="--",
-        label="static plan (weights + I/O + arena)",
+        label=tr("static plan (weights + I/O + arena)"),
     )
     if cmp.eager.oom:
-        ax.axvline(events[-1] if events else 0, color="red", linestyle=":", label="eager OOM")
-    ax.set_xlabel("allocator event (malloc or free)")
+        ax.axvline(events[-1] if events else 0, color="red", linestyle=":", label=tr("eager OOM"))
+    ax.set_xlabel(tr("allocator event (malloc or free)"))
     ax.set_ylabel("DRAM (MiB)")
-    ax.set_title(f"{cmp.workload} on {cmp.chip}: static / eager reserved = {cmp.ratio:.2f}")
+    ax.set_title(
+        tr(
+            "{workload} on {chip}: static / eager reserved = {ratio:.2f}",
+            workload=tr(cmp.workload),
+            chip=cmp.chip,
+            ratio=cmp.ratio,
+        )
+    )
     ax.legend(loc="upper left", fontsize="small")
     return ax
