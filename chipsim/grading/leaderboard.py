@@ -1,7 +1,7 @@
 """``make leaderboard``: the class's results on the open challenges, ranked.
 
 Full marks stop at the reference; the leaderboard shows how far beyond it learners went. For
-every challenge instance it ranks each learner's simulated result (cycles; smaller is
+every challenge instance it ranks each learner's best simulated result (over every grading so far) (cycles; smaller is
 better) against the reference pass and, where there is one, the lower bound.
 
 It is built from the grader's own numbers only: while autograding, ``RescoreAnswers``
@@ -92,6 +92,30 @@ def collect(course: Path) -> list[Entry]:
     return entries
 
 
+def best(entries: list[Entry], history: Path) -> list[Entry]:
+    """Each learner's best result per instance, over this grading and the ones before it
+    (kept in ``history``, written by the leaderboard itself): a worse resubmission does not
+    lower a learner's place."""
+    kept: dict[tuple[str, str, str], Entry] = {}
+    if history.is_file() and not history.is_symlink():
+        try:
+            kept = {(e.part, e.instance, e.learner): e
+                    for e in (Entry(**row) for row in json.loads(history.read_text()))}  # fmt: skip
+        except (ValueError, TypeError):
+            kept = {}
+    for e in entries:
+        key = (e.part, e.instance, e.learner)
+        if key not in kept or e.theirs < kept[key].theirs or e.reference != kept[key].reference:
+            kept[key] = e
+    rows = [
+        {"part": e.part, "instance": e.instance, "learner": e.learner, "theirs": e.theirs,
+         "reference": e.reference, "lower_bound": e.lower_bound}
+        for e in kept.values()
+    ]  # fmt: skip
+    history.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+    return list(kept.values())
+
+
 def pseudonym(learner: str, salt: bytes) -> str:
     """A stable name that does not reveal the learner (salted with the course's secret)."""
     return "learner-" + hashlib.sha256(salt + learner.encode()).hexdigest()[:6]
@@ -110,7 +134,7 @@ def write(course: Path, pseudonyms: bool = False) -> tuple[Path, Path]:
     out = course / "gradebook"
     key = out / "hidden_instances.key"
     salt = key.read_bytes() if key.is_file() else b"chipsim-ch4"
-    table = ranked(collect(course))
+    table = ranked(best(collect(course), out / "leaderboard.json"))
 
     def name(e: Entry) -> str:
         return pseudonym(e.learner, salt) if pseudonyms else e.learner

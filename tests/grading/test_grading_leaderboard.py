@@ -69,3 +69,11 @@ def test_ranking_from_the_graders_numbers_with_pseudonyms(tmp_path, answers):
     assert "ada" not in text and "ben" not in text and "learner-" in text
     write(course)
     assert "ada" in csv_path.read_text()
+    # a worse resubmission does not lower ada's best (kept in gradebook/leaderboard.json)
+    nb = graded_notebook(answers["ben"])
+    nb, _ = rescorer.preprocess(nb, {"nbgrader": {"assignment": "fusion"}})
+    nbformat.write(nb, course / "gradebook" / "autograded" / "ada" / "fusion" / "fusion.ipynb")
+    write(course)
+    rows = list(csv.DictReader(csv_path.open()))
+    ada = [r for r in rows if r["instance"] == "transformer" and r["learner"] == "ada"]
+    assert int(ada[0]["cycles"]) == entries[("ada", "transformer")]
