@@ -1,8 +1,9 @@
 """``make leaderboard``: the class's results on the open challenges, ranked.
 
 Full marks stop at the reference; the leaderboard shows how far beyond it learners went. For
-every challenge instance it ranks each learner's best simulated result (over every grading so far) (cycles; smaller is
-better) against the reference pass and, where there is one, the lower bound.
+every challenge instance it ranks each learner's best simulated result over every grading so
+far (cycles; smaller is better) against the reference pass and, where there is one, the lower
+bound.
 
 It is built from the grader's own numbers only: while autograding, ``RescoreAnswers``
 recomputes every answer in the grader's process and writes the measured numbers of the
