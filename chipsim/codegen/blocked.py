@@ -51,14 +51,11 @@ from chipsim.hw.isa import Instr, Operand, cost
 from chipsim.ir.dtypes import to_storage
 from chipsim.ir.graph import Node, Value
 from chipsim.ir.ops import check_attrs, get_op
+from chipsim.passes.memory.liveness import align_up
+from chipsim.passes.placement import ALIGN
 
-ALIGN = 64
 MIN_BLOCK = 16  # smallest tile edge tried first (smaller tiles only when nothing else fits)
 NEAR_BEST = 0.02  # estimates this close to the fastest count as equally fast
-
-
-def _align(n: int) -> int:
-    return -(-n // ALIGN) * ALIGN
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +108,7 @@ def steps(bk: BlockedKernel, blocks: Blocks) -> Iterator[Step]:
     nk = len(ranges[-1])
     for i, combo in enumerate(itertools.product(*ranges)):
         t, kk = divmod(i, nk)
-        yield Step(t, dict(zip(axes, combo)), kk == 0, kk == nk - 1)
+        yield Step(t, dict(zip(axes, combo, strict=False)), kk == 0, kk == nk - 1)
 
 
 def first_tile(bk: BlockedKernel, blocks: Blocks) -> Tile:
@@ -167,13 +164,13 @@ def sram_layout(
     cursor = lo
     for n in immediates(kernel):
         offsets[n.output] = (cursor,)
-        cursor += _align(n.type.nbytes)
+        cursor += align_up(n.type.nbytes, ALIGN)
     shared = in_place(bk, kernel)
     for v in loaded_values(bk, kernel) + buffered_results(bk, kernel):
         if v in shared:
             offsets[v] = offsets[shared[v]]
             continue
-        size = _align(tile_bytes(v, bk.maps[v], tile))
+        size = align_up(tile_bytes(v, bk.maps[v], tile), ALIGN)
         offsets[v] = tuple(cursor + b * size for b in range(blocks.buffers))
         cursor += blocks.buffers * size
     return offsets, cursor
@@ -324,7 +321,7 @@ def choose_blocks(
 
 def _fastest(bk: BlockedKernel, kernel: KernelSpec, chip: Chip, fitting: list[Blocks]) -> Blocks:
     est = [estimate_cycles(bk, kernel, chip, b) for b in fitting]
-    near = [b for b, e in zip(fitting, est) if e <= min(est) * (1 + NEAR_BEST)]
+    near = [b for b, e in zip(fitting, est, strict=False) if e <= min(est) * (1 + NEAR_BEST)]
     return min(near, key=lambda b: count_loads(bk, b, list(first_tile(bk, b))))
 
 

@@ -103,7 +103,9 @@ class RescoreAnswers(NbGraderPreprocessor):
         notes.update(
             measured=measured_here,  # replaces whatever the submitted notebook carried
             sandbox=sandbox,
-            flags=[dict(zip(("part", "cell", "line", "what"), astuple(f))) for f in flags],
+            flags=[
+                dict(zip(("part", "cell", "line", "what"), astuple(f), strict=False)) for f in flags
+            ],
             package_changed=changed if sandbox != "none" else [],
         )
         return nb, resources
