@@ -1,0 +1,110 @@
+"""Which graph inputs a compiled program should leave in DRAM for its kernel to stream.
+
+Eager mode reads every input from DRAM, and its kernel streams a large one tile by tile, so
+the DMA of tile t+1 overlaps the compute of tile t. If a compiled program first copied such
+an input whole into SRAM, that copy could overlap nothing: a compiled single op would be
+slower than the same op run eagerly. So an input that exactly one kernel reads, and that
+kernel slices by rows or blocks, stays in DRAM (placement's ``streamed`` argument) when the
+kernel run so is measured no slower than copying the input first (an autotuner's choice: a
+kernel that fits far better with the input on chip keeps the copy).
+An input that a kernel needs whole (a vector every row multiplies), or that several kernels
+read, is copied on chip once, as before.
+
+Example:
+    >>> from chipsim.ir import GraphBuilder, f32
+    >>> from chipsim.hw import get_chip
+    >>> b = GraphBuilder()
+    >>> x = b.input((4096, 64), f32, "x")
+    >>> g = b.build(b.op("relu", x))
+    >>> [v.hint for v in streamed_inputs(g, [[0]], get_chip("edge-npu"))]
+    ['x']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from chipsim.codegen.blocked import loaded_values
+from chipsim.codegen.dma import dma
+from chipsim.codegen.kernel import KernelSpec, Location
+from chipsim.codegen.lower import lower, plan_homes
+from chipsim.errors import ChipsimError
+from chipsim.hw.chip import Chip
+from chipsim.hw.isa import Operand, cost
+from chipsim.hw.simulator import Simulator
+from chipsim.ir.graph import Graph, Value
+from chipsim.passes.placement import arena_budget, place_group
+
+
+def kernel_streams(kernel: KernelSpec, chip: Chip) -> set[Value]:
+    """The DRAM inputs of ``kernel`` that it loads piece by piece (row tiles or blocks)."""
+    plan, homes, blocked = plan_homes(kernel, chip)
+    if plan.mode == "blocked" and blocked is not None:
+        return set(loaded_values(blocked, kernel)) & set(kernel.inputs)
+    if plan.mode == "tiled":
+        return {v for v in kernel.inputs if v in homes and homes[v].kind == "stream"}
+    return set()
+
+
+def _cycles(spec: KernelSpec, chip: Chip) -> int:
+    sim = Simulator(chip, functional=False)
+    sim.run(lower(spec, chip))
+    return sim.cycles
+
+
+def stand_in(graph: Graph, group: Sequence[int], chip: Chip, streamed: Collection[Value]):
+    """The group's kernel in the stand-in layout of :func:`~chipsim.passes.placement.place_group`
+    (activations on chip where they fit, ``streamed`` inputs in DRAM)."""
+    spec = KernelSpec.of_group(graph, group, {})
+    values = (*spec.inputs, *spec.outputs)
+    homes, dram = place_group(graph, chip, values, on_chip=True, streamed=streamed)
+    where = {v: Location(level, offset) for v, (level, offset) in homes.items()}
+    window = (arena_budget(chip), chip.sram.capacity_bytes)
+    return KernelSpec(
+        spec.name, spec.nodes, spec.inputs, spec.outputs, where, window, Location("dram", dram)
+    )
+
+
+def worth_streaming(
+    graph: Graph, group: Sequence[int], chip: Chip, candidates: Collection[Value]
+) -> set[Value]:
+    """Of ``candidates`` (graph inputs no other kernel reads), those the group's kernel should
+    stream from DRAM: it slices them by rows or blocks, and running it so is measured no
+    slower than copying them whole on chip first and running it from there."""
+    spec = KernelSpec.of_group(graph, group, {})
+    everything_in_dram = {v: Location("dram", 0) for v in (*spec.inputs, *spec.outputs)}
+    in_dram = KernelSpec.of_group(graph, group, everything_in_dram)
+    streams = kernel_streams(in_dram, chip) & set(candidates)
+    if not streams:
+        return set()
+    try:
+        streaming = _cycles(stand_in(graph, group, chip, streams), chip)
+        on_chip = stand_in(graph, group, chip, ())
+        copying = _cycles(on_chip, chip)
+    except ChipsimError:  # a stand-in layout the chip cannot hold: stream, as eager does
+        return streams
+    names = graph.names()
+    for v in streams:
+        where = on_chip.location[v]
+        if where.level != "dram":
+            src = Operand("dram", 0, v.shape, v.dtype.name, None, names[v])
+            dst = Operand(where.level, where.offset, v.shape, v.dtype.name, None, names[v])
+            copying += cost(dma("load", src, dst, "load_inputs"), chip)
+    return streams if streaming <= copying else set()
+
+
+def streamed_inputs(graph: Graph, groups: Sequence[Sequence[int]], chip: Chip) -> list[Value]:
+    """Graph inputs read by exactly one kernel (group) that is better off streaming them."""
+    readers: dict[Value, list[int]] = {}
+    for g, group in enumerate(groups):
+        for i in group:
+            for v in graph.nodes[i].inputs:
+                if v in graph.inputs and g not in readers.setdefault(v, []):
+                    readers[v].append(g)
+    out: list[Value] = []
+    for g, group in enumerate(groups):
+        mine = [v for v, gs in readers.items() if gs == [g]]
+        if mine:
+            chosen = worth_streaming(graph, group, chip, mine)
+            out += [v for v in mine if v in chosen]
+    return out
