@@ -29,6 +29,7 @@ import functools
 import os
 import re
 import sys
+import unicodedata
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -138,6 +139,21 @@ def N_(message: str) -> str:  # noqa: N802 -- the gettext name for "translate la
     ``tr(TABLE[key])`` where the label is shown.
     """
     return message
+
+
+def text_width(text: str) -> int:
+    """Columns ``text`` takes in a monospaced font: a Chinese character takes two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def ljust(text: str, width: int) -> str:
+    """``text.ljust(width)`` by :func:`text_width`, so Chinese table columns line up."""
+    return text + " " * (width - text_width(text))
+
+
+def rjust(text: str, width: int) -> str:
+    """``text.rjust(width)`` by :func:`text_width`."""
+    return " " * (width - text_width(text)) + text
 
 
 @functools.cache
