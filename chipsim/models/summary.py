@@ -5,21 +5,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from chipsim.i18n import N_, tr
+from chipsim.i18n import tr
 from chipsim.ir.graph import Graph, Value
 from chipsim.ir.ops import Pattern, check_attrs, get_op
 from chipsim.ir.ops.batch_norm import STATISTICS
 from chipsim.models.params import BUFFER
-
-#: The pattern classes' names (``str(Pattern.X)``), marked for translation where shown.
-PATTERN_NAMES = (
-    N_("elementwise"),
-    N_("broadcast"),
-    N_("injective"),
-    N_("reduction"),
-    N_("contraction"),
-    N_("opaque"),
-)
 
 
 def parameters(graph: Graph) -> dict[Value, int]:

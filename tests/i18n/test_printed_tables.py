@@ -175,3 +175,35 @@ def test_common_errors_in_chinese():
     en, zh = both(compile_oom)
     assert en.startswith("DRAM out of memory: the program needs 4,096 B of DRAM")
     assert zh.startswith("DRAM 内存不足：the program 需要 4,096 B 的 DRAM")
+
+
+def test_graph_cost_table_and_chip_in_chinese(program):
+    prog, _ = program
+    en, zh = both(prog.graph.table)
+    assert en.splitlines()[0].split() == [
+        "value",
+        "op",
+        "pattern",
+        "type",
+        "flops",
+        "bytes_read",
+        "bytes_written",
+    ]
+    assert re.fullmatch(r"total: [\d,]+ FLOPs, [\d,]+ bytes moved by \d+ ops", en.splitlines()[-1])
+    assert zh.splitlines()[0].split() == [
+        "值",
+        "算子",
+        "模式类别",
+        "类型",
+        "FLOPs",
+        "读取字节",
+        "写入字节",
+    ]
+    assert "收缩" in zh and zh.splitlines()[-1].startswith("合计：")
+    table = zh.splitlines()[:-1]
+    assert {text_width(line) for line in table} == {text_width(table[0])}
+
+    en, zh = both(lambda: str(cs.chip("edge-npu")))
+    assert en.startswith("edge-npu: ") and "eager launch" in en
+    assert zh.startswith("edge-npu：") and "张量核心" in zh and "启动开销" in zh
+    assert NUMBER.findall(zh) == NUMBER.findall(en)
