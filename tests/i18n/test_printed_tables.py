@@ -153,6 +153,15 @@ def test_common_errors_in_chinese():
     assert "inner dimensions differ: f32[4, 3] @ f32[5, 2]" in en
     assert "内维不一致：f32[4, 3] @ f32[5, 2]" in zh and "倒数第二维（5）" in zh
 
+    def broadcast_error():
+        with cs.device("edge-npu"), pytest.raises(cs.ShapeError) as info:
+            cs.tensor(np.ones((4, 3), np.float32)) + cs.tensor(np.ones(2, np.float32))
+        return str(info.value)
+
+    en, zh = both(broadcast_error)
+    assert "shapes [4, 3] and [2] cannot be broadcast together: their dimension -1 (the last)" in en
+    assert "形状 [4, 3] 与 [2] 无法一起广播：它们的第 -1 维（最后一维）分别是 3 与 2" in zh
+
     def allocator_oom():
         a = CachingAllocator(8 * 2**20)
         blocks = [a.malloc(2**19) for _ in range(16)]
