@@ -141,19 +141,21 @@ def N_(message: str) -> str:  # noqa: N802 -- the gettext name for "translate la
     return message
 
 
+def pad(text: str, width: int, *, right: bool = False) -> str:
+    """``text`` padded with spaces to ``width`` terminal columns, a wide (CJK) character
+    counting as two, so that printed tables stay aligned in every language.
+
+    Example:
+        >>> pad("周期", 6) + "|", pad("cycles", 8, right=True) + "|"
+        ('周期  |', '  cycles|')
+    """
+    fill = " " * max(0, width - text_width(text))
+    return fill + text if right else text + fill
+
+
 def text_width(text: str) -> int:
-    """Columns ``text`` takes in a monospaced font: a Chinese character takes two."""
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-
-
-def ljust(text: str, width: int) -> str:
-    """``text.ljust(width)`` by :func:`text_width`, so Chinese table columns line up."""
-    return text + " " * (width - text_width(text))
-
-
-def rjust(text: str, width: int) -> str:
-    """``text.rjust(width)`` by :func:`text_width`."""
-    return " " * (width - text_width(text)) + text
+    """Terminal columns ``text`` takes: a wide (CJK) character counts as two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 @functools.cache

@@ -33,7 +33,7 @@ import numpy as np
 import chipsim
 from chipsim.calibration.measurements import SETS, Measurement
 from chipsim.calibration.workloads import ChipOps, synchronize, workload
-from chipsim.i18n import N_, ljust, rjust, tr
+from chipsim.i18n import N_, pad, tr
 
 TARGET_MAPE = 0.15
 TARGET_BAND = (0.85, 1.15)
@@ -143,7 +143,7 @@ class Evaluation:
         widths = (8, 18, 4, 7, 17, 7)
         lines = [
             " ".join(
-                ljust(t, w) if i < 2 else rjust(t, w)
+                pad(t, w) if i < 2 else pad(t, w, right=True)
                 for i, (t, w) in enumerate(zip(titles, widths, strict=True))
             )
         ]
@@ -154,7 +154,7 @@ class Evaluation:
                 sm = self.summary(s, op)
                 if sm.rows:
                     lines.append(
-                        f"{ljust(tr(s), 8)} {ljust(op or tr(N_('all')), 18)} {sm.rows:4d} "
+                        f"{pad(tr(s), 8)} {pad(op or tr(N_('all')), 18)} {sm.rows:4d} "
                         f"{sm.mape:7.1%} {sm.geomean:16.2f}x {sm.worst:7.1%}"
                     )
         return "\n".join(lines)

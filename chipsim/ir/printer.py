@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import html
 
-from chipsim.i18n import N_, ljust, rjust, text_width, tr
+from chipsim.i18n import N_, pad, text_width, tr
 from chipsim.ir.graph import Graph, Node, Value
 from chipsim.ir.ops import OPS, flops, get_op
 
@@ -120,9 +120,9 @@ def format_table(graph: Graph) -> str:
 
     def cell(c: str, v: object) -> str:
         text = _shown(c, v)
-        return rjust(text, widths[c]) if isinstance(v, int) else ljust(text, widths[c])
+        return pad(text, widths[c], right=True) if isinstance(v, int) else pad(text, widths[c])
 
-    lines = ["  ".join(ljust(titles[c], widths[c]) for c in _COLUMNS)]
+    lines = ["  ".join(pad(titles[c], widths[c]) for c in _COLUMNS)]
     lines.append("  ".join("-" * widths[c] for c in _COLUMNS))
     lines += ["  ".join(cell(c, r[c]) for c in _COLUMNS) for r in rows]
     total_f = sum(int(r["flops"]) for r in rows)  # type: ignore[call-overload]

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chipsim.errors import OutOfMemoryError
-from chipsim.i18n import N_, ljust, text_width, tr
+from chipsim.i18n import N_, pad, text_width, tr
 from chipsim.ir.graph import Graph, Value
 from chipsim.passes.memory.liveness import align_up
 
@@ -161,10 +161,10 @@ class Placement:
             c: max(text_width(titles[c]), *(text_width(str(r[c])) for r in rows)) for c in cols
         }
         lines = [
-            "  ".join(ljust(titles[c], widths[c]) for c in cols),
+            "  ".join(pad(titles[c], widths[c]) for c in cols),
             "  ".join("-" * widths[c] for c in cols),
         ]
-        lines += ["  ".join(ljust(str(r[c]), widths[c]) for c in cols) for r in rows]
+        lines += ["  ".join(pad(str(r[c]), widths[c]) for c in cols) for r in rows]
         spilled = sum(
             1
             for s in self.slots.values()

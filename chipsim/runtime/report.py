@@ -27,7 +27,7 @@ from typing import Any
 from chipsim.hw.chip import Chip
 from chipsim.hw.isa import LEVELS, UNIT_TITLES, UNITS
 from chipsim.hw.simulator import Record
-from chipsim.i18n import N_, ljust, rjust, text_width, tr
+from chipsim.i18n import N_, pad, text_width, tr
 
 _COMPUTE = ("tensor", "mac", "simd", "alu")
 #: The kernel table's column titles (English; translated where shown).
@@ -215,7 +215,7 @@ class Report:
         for j, r in enumerate(shown):
             lines.append(
                 "  ".join(
-                    ljust(c, w) if i < 2 else rjust(c, w)
+                    pad(c, w) if i < 2 else pad(c, w, right=True)
                     for i, (c, w) in enumerate(zip(r, widths, strict=False))
                 )
             )

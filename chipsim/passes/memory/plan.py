@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from chipsim.i18n import N_, ljust, rjust, text_width, tr
+from chipsim.i18n import N_, pad, text_width, tr
 from chipsim.passes.memory.liveness import DEFAULT_ALIGNMENT, UsageRecord, align_up
 
 #: The plan table's column titles (English; translated where shown).
@@ -98,7 +98,7 @@ class MemoryPlan:
         widths = [max(text_width(row[i]) for row in rows) for i in range(5)]
         lines = [
             "  ".join(
-                ljust(c, w) if i == 0 else rjust(c, w)
+                pad(c, w) if i == 0 else pad(c, w, right=True)
                 for i, (c, w) in enumerate(zip(row, widths, strict=True))
             )
             for row in rows
