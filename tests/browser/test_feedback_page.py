@@ -1,0 +1,180 @@
+"""A learner's feedback page in Chromium: every picture loads and none is squashed or overdrawn.
+
+The page is produced without running the whole grader: the released notebook's challenge cell
+gets the outputs the autograder writes (:func:`chipsim.grading.nbgrader_rescore._rewrite`:
+explanation, yours-beside-the-reference picture, score) for the reference pass's answer, and
+is exported exactly as ``nbgrader generate_feedback`` (``make feedback``) exports it: nbconvert's
+HTMLExporter with nbgrader's ``feedback`` template, the CSS header preprocessor, and the cell
+scores that nbgrader's ``GetGrades`` would read from the gradebook.
+
+The issue this guards: rotated kernel labels ran into the subplot titles, and a transformer's
+many kernels squashed the timeline. tests/grading/test_grading_render.py checks the matplotlib
+geometry; here the check is what the learner sees: the screenshot, the images' natural size.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import os
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbconvert.exporters import HTMLExporter
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor, Preprocessor
+from traitlets.config import Config
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: The one thing a feedback page fetches from outside: nbgrader's feedback template calls
+#: nbconvert's ``mathjax()`` macro with its hard-coded CDN default (``HTMLExporter.mathjax_url``
+#: does not reach it). Tests never touch the network, so it is answered locally with an empty
+#: script; anything else from outside fails the test.
+MATHJAX_CDN = "https://cdnjs.cloudflare.com/ajax/libs/mathjax/"
+
+
+def _answers():
+    from chipsim.passes.fusion import fuse_elementwise_chains
+    from chipsim.passes.memory.registry import greedy_by_size
+
+    return {
+        "fusion": ("fusion_challenge", fuse_elementwise_chains),
+        "memory_planning": ("memory_challenge", greedy_by_size),
+    }
+
+
+class _Grades(Preprocessor):
+    """What nbgrader's GetGrades puts in from the gradebook: per-cell and total scores."""
+
+    def preprocess(self, nb, resources):
+        total = points = 0.0
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if meta.get("grade"):
+                meta.setdefault("score", 0.0)
+                total += meta["score"]
+                points += meta["points"]
+        resources["nbgrader"].update(score=total, max_score=points, late_penalty=0)
+        return nb, resources
+
+
+def feedback_html(assignment: str) -> str:
+    """The feedback page of a notebook whose challenge part holds the reference pass's answer."""
+    from nbgrader import server_extensions
+
+    from chipsim.grading import PARTS, score_answer, submit
+    from chipsim.grading.nbgrader_rescore import _rewrite
+
+    part_id, fn = _answers()[assignment]
+    part = PARTS[part_id]
+    visible = [i.id for i in part.instances if not i.hidden]
+    answer = submit(part.id, fn, score=False)
+    scored = score_answer(part, answer.doc, points=part.points, required=visible)
+
+    nb = nbformat.read(ROOT / "exercises" / assignment / f"{assignment}.ipynb", as_version=4)
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == part_id)
+    _rewrite(cell, scored)
+    cell.metadata.nbgrader["score"] = scored.score
+
+    templates = Path(server_extensions.__file__).parent / "formgrader" / "templates"
+    bootstrap = templates.parent / "static" / "node_modules" / "bootstrap" / "dist" / "css"
+    c = Config()
+    c.HTMLExporter.template_name = "feedback"
+    c.HTMLExporter.extra_template_basedirs = [str(templates)]
+    c.HTMLExporter.extra_template_paths = [str(bootstrap)]
+    exporter = HTMLExporter(config=c)
+    exporter.register_preprocessor(_Grades(), enabled=True)
+    exporter.register_preprocessor(CSSHTMLHeaderPreprocessor(), enabled=True)
+    resources = {"nbgrader": {"notebook": assignment, "assignment": assignment}}
+    html, _ = exporter.from_notebook_node(copy.deepcopy(nb), resources=resources)
+    return html
+
+
+@pytest.fixture(scope="module")
+def feedback_pages(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("feedback")
+    pages = {}
+    for assignment in _answers():
+        path = folder / f"{assignment}.html"
+        path.write_text(feedback_html(assignment), encoding="utf-8")
+        pages[assignment] = path
+    return pages
+
+
+#: The smallest height/width a picture may have (chipsim.grading.render.figure): two stacked
+#: full-width timelines are 11 x 6.4 in (0.58), two memory plans side by side 11 x 3.4 in
+#: (0.31). The memory challenge's first pictured instance may be either kind.
+MIN_ASPECT = {"fusion": 0.5, "memory_planning": 0.25}
+
+
+@pytest.mark.parametrize("assignment", sorted(MIN_ASPECT))
+def test_feedback_pictures_load_and_are_not_squashed(page, feedback_pages, assignment, tmp_path):
+    path = feedback_pages[assignment]
+    outside = []
+
+    def answer_locally(route):
+        outside.append(route.request.url)
+        route.fulfill(status=200, content_type="text/javascript", body="")
+
+    page.route(lambda url: not url.startswith(("file:", "data:")), answer_locally)
+    page.goto(path.as_uri(), wait_until="networkidle")
+    assert all(url.startswith(MATHJAX_CDN) for url in outside), outside
+    page.screenshot(path=str(tmp_path / f"{assignment}-feedback.png"), full_page=True)
+
+    images = page.eval_on_selector_all(
+        "img",
+        "imgs => imgs.map(i => ({src: i.src.slice(0, 40), ok: i.complete,"
+        " w: i.naturalWidth, h: i.naturalHeight, shownW: i.clientWidth, shownH: i.clientHeight}))",
+    )
+    pictures = [i for i in images if i["src"].startswith("data:image/png")]
+    assert pictures, f"{assignment}: the feedback page shows no picture"
+    for img in images:
+        assert img["ok"] and img["w"] > 0, f"{assignment}: an image did not load: {img}"
+    for img in pictures:
+        assert img["h"] >= MIN_ASPECT[assignment] * img["w"], f"{assignment}: squashed {img}"
+        # as shown on the page (not only in the file): scaled, never distorted
+        shown = img["shownH"] / img["shownW"]
+        assert abs(shown - img["h"] / img["w"]) < 0.02, f"{assignment}: distorted {img}"
+
+    text = page.locator("body").inner_text()
+    assert "yours" in text and "reference" in text  # the explanation beside the picture
+    assert page.errors == [], f"{assignment}: console errors: {page.errors}"
+    assert os.path.getsize(tmp_path / f"{assignment}-feedback.png") > 0
+
+
+def test_the_fusion_picture_titles_are_clear_of_the_kernel_labels(feedback_pages, tmp_path):
+    """Decode the page's picture: the band under each subplot title holds only the title.
+
+    The title rows are found in the PNG itself (the rows with dark title text above each axes
+    frame); a rotated kernel label running into a title would put ink in the margin between
+    the title and the frame, or merge with the title's line of text: both must stay clear.
+    """
+    import io
+
+    import numpy as np
+    from matplotlib.image import imread
+
+    html = feedback_pages["fusion"].read_text(encoding="utf-8")
+    start = html.index("data:image/png;base64,") + len("data:image/png;base64,")
+    png = base64.b64decode(html[start : html.index('"', start)])
+    pixels = imread(io.BytesIO(png))[..., :3]
+    (tmp_path / "fusion-picture.png").write_bytes(png)
+    ink = (pixels.mean(axis=2) < 0.5).sum(axis=1)  # dark pixels per row
+    width = pixels.shape[1]
+    frames = np.flatnonzero(ink > 0.6 * width)  # the axes' top and bottom edges: long lines
+    assert len(frames) >= 2, "no axes frames found in the feedback picture"
+    tops = [int(r) for r in frames if r - 1 not in frames][::2]  # top edge of each axes
+    assert len(tops) == 2, f"expected two stacked timelines, found frame rows {frames}"
+    for top in tops:
+        above = ink[max(0, top - 60) : top]
+        rows = np.flatnonzero(above > 0)
+        assert rows.size, "no title above a timeline"
+        bottom = rows[-1]  # the title's last row of ink; under it, clear space to the frame
+        first = bottom
+        while first > 0 and above[first - 1] > 0:
+            first -= 1
+        assert top - (max(0, top - 60) + bottom) > 2, "a label runs into the gap under a title"
+        # one line of title text, with clear space above it too: nothing ran into it
+        assert bottom - first + 1 <= 16, f"ink merged with a title: {bottom - first + 1} rows"
+        assert first >= 2 and not above[first - 2 : first].any(), "no clear space above a title"
