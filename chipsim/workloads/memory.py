@@ -383,22 +383,31 @@ def plot_memory_over_time(cmp: MemoryComparison, ax: Any = None) -> Any:
     """
     import matplotlib.pyplot as plt
 
+    from chipsim.i18n import tr
+
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 3.5))
     events = [s.event for s in cmp.eager.history]
     mib = 1 / 2**20
-    ax.plot(events, [s.reserved * mib for s in cmp.eager.history], label="eager: reserved")
-    ax.plot(events, [s.allocated * mib for s in cmp.eager.history], label="eager: allocated")
+    ax.plot(events, [s.reserved * mib for s in cmp.eager.history], label=tr("eager: reserved"))
+    ax.plot(events, [s.allocated * mib for s in cmp.eager.history], label=tr("eager: allocated"))
     ax.axhline(
         cmp.static.total_bytes * mib,
         color="black",
         linestyle="--",
-        label="static plan (weights + I/O + arena)",
+        label=tr("static plan (weights + I/O + arena)"),
     )
     if cmp.eager.oom:
-        ax.axvline(events[-1] if events else 0, color="red", linestyle=":", label="eager OOM")
-    ax.set_xlabel("allocator event (malloc or free)")
-    ax.set_ylabel("DRAM (MiB)")
-    ax.set_title(f"{cmp.workload} on {cmp.chip}: static / eager reserved = {cmp.ratio:.2f}")
+        ax.axvline(events[-1] if events else 0, color="red", linestyle=":", label=tr("eager OOM"))
+    ax.set_xlabel(tr("allocator event (malloc or free)"))
+    ax.set_ylabel(tr("DRAM (MiB)"))
+    ax.set_title(
+        tr(
+            "{workload} on {chip}: static / eager reserved = {ratio:.2f}",
+            workload=cmp.workload,
+            chip=cmp.chip,
+            ratio=cmp.ratio,
+        )
+    )
     ax.legend(loc="upper left", fontsize="small")
     return ax
