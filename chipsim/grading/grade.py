@@ -20,8 +20,8 @@ from typing import Any
 from chipsim.grading.answer import decode
 from chipsim.grading.checks import score_instance
 from chipsim.grading.problems import Part
-from chipsim.grading.scoring import PartScore, zero
-from chipsim.i18n import ENGLISH, current_language, normalize, tr, use_language
+from chipsim.grading.scoring import PartScore, feedback_language, zero
+from chipsim.i18n import normalize, tr, use_language
 
 
 def answer_language(doc: Any) -> str:
@@ -36,10 +36,7 @@ def answer_language(doc: Any) -> str:
             return normalize(chosen)
         except ValueError:
             pass
-    try:
-        return current_language()
-    except ValueError:  # a misspelt CHIPSIM_LANG in the grader's environment
-        return ENGLISH
+    return feedback_language()
 
 
 def score_answer(

@@ -23,7 +23,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from chipsim.i18n import current_language, tr, use_language
+from chipsim.i18n import ENGLISH, current_language, tr, use_language
 
 #: Points are rounded *down* to this many decimals, so a score never exceeds the cell's points.
 DECIMALS = 3
@@ -90,7 +90,7 @@ class PartScore:
     points: float
     instances: tuple[InstanceScore, ...]
     notes: tuple[str, ...] = ()
-    language: str = field(default_factory=current_language)
+    language: str = field(default_factory=lambda: feedback_language())
 
     @property
     def fraction(self) -> float:
@@ -131,6 +131,14 @@ class PartScore:
                 "  " + tr("lower bound = peak live bytes: no plan can have a smaller arena")
             )
         return "\n".join(lines)
+
+
+def feedback_language() -> str:
+    """The language of feedback written now; English when ``CHIPSIM_LANG`` names none."""
+    try:
+        return current_language()
+    except ValueError:
+        return ENGLISH
 
 
 def zero(part: str, points: float, why: str, instances: tuple[str, ...]) -> PartScore:

@@ -25,7 +25,8 @@ from typing import Any
 
 from chipsim.grading.answer import MIME, encode, graph_fingerprint, records_fingerprint
 from chipsim.grading.problems import ALIGNMENT, CHIP, Instance, Part, get_part
-from chipsim.i18n import current_language, tr
+from chipsim.grading.scoring import feedback_language
+from chipsim.i18n import tr
 
 
 class Answer:
@@ -78,7 +79,7 @@ def submit(
     answers = {}
     for inst in chosen:
         answers[inst.id] = _answer_one(inst, fns)
-    doc = encode(part.id, answers, language=_language())
+    doc = encode(part.id, answers, language=feedback_language())
     if score is None:
         score = os.environ.get("NBGRADER_EXECUTION") != "autograde"
     provisional = None
@@ -87,14 +88,6 @@ def submit(
 
         provisional = score_answer(part, doc, points=part.points, required=[i.id for i in chosen])
     return Answer(part, doc, provisional)
-
-
-def _language() -> str | None:
-    """The learner's language for the grader's feedback (None: a misspelt ``CHIPSIM_LANG``)."""
-    try:
-        return current_language()
-    except ValueError:
-        return None
 
 
 def _bound(part: Part) -> Part:

@@ -120,3 +120,26 @@ def test_the_graders_rewritten_cell_is_in_the_learners_language():
     assert text.startswith("注意：你的笔记本修改或删除了这个测试单元格")
     assert "题目 memory_greedy" in text
     assert float(cell.outputs[-1]["data"]["text/plain"]) == grade(first_fit_answer("en")).score
+
+
+def test_a_misspelt_chipsim_lang_never_breaks_grading(monkeypatch):
+    monkeypatch.setenv("CHIPSIM_LANG", "klingon")
+    score = grade(first_fit_answer(None))
+    assert score.language == "en" and score.score > 0
+    assert "language" not in encode("x", {}) and encode("x", {}, language="zh_CN")["language"]
+
+
+def test_the_feedback_picture_is_drawn_in_the_learners_language(monkeypatch):
+    from chipsim.grading import render
+
+    titles = []
+    real = render._draw
+
+    def spy(instance, theirs, reference):
+        titles.append(i18n.tr("yours"))
+        return real(instance, theirs, reference)
+
+    monkeypatch.setattr(render, "_draw", spy)
+    assert render.picture_output(grade(first_fit_answer("zh_CN")))["data"]["image/png"]
+    assert render.picture_output(grade(first_fit_answer("en")))["data"]["image/png"]
+    assert titles == ["你的", "yours"]
