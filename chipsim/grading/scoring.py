@@ -121,9 +121,9 @@ class PartScore:
                 "  " + tr("An answer below is invalid, so the whole part scores 0: fix that first.")
             )
         for s in self.instances:
-            credit_line = tr("{instance}: {fraction:.1%} credit.", instance=s.instance,
-                             fraction=s.fraction)  # fmt: skip
-            lines.append(f"  - {credit_line} {s.message}")
+            line = tr("{instance}: {fraction:.1%} credit. {message}", instance=s.instance,
+                      fraction=s.fraction, message=s.message)  # fmt: skip
+            lines.append(f"  - {line}")
         if any(s.numbers for s in self.instances):
             lines.append("  " + tr("credit = clip((naive - theirs) / (naive - reference), 0, 1)"))
         if any("lower_bound" in s.numbers for s in self.instances):
