@@ -114,13 +114,23 @@ class CheckTranslationsApplied(SphinxTransform):
                 )
 
 
+#: CJK scripts: a message containing them is not English source text.
+_ALREADY_TRANSLATED = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uff00-\uffef]")
+
+
 def add_untranslated_notice(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     """``doctree-resolved``: a note at the top of a page that is not translated yet."""
     if _is_english(app.config):
         return
     # Counted on the finished page: the front matter's fields, which are messages while the
     # page is read, are gone by now, as they are from the gettext templates.
-    marks = [bool(node.get("translated")) for node, _ in _messages(doctree)]
+    # Text Sphinx itself wrote in the edition's language (autodoc's "Parameters", "Bases: ...")
+    # is no English waiting for a translation.
+    marks = [
+        bool(node.get("translated"))
+        for node, message in _messages(doctree)
+        if node.get("translated") or not _ALREADY_TRANSLATED.search(message)
+    ]
     translated, total = sum(marks), len(marks)
     template = _this_edition(app).get("untranslated_notice", "")
     if not template or translated >= total:
