@@ -12,9 +12,11 @@ STAMP := $(VENV)/.installed
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
 LINT_PATHS := chipsim tests benchmarks grading/make_demo_submissions.py nbgrader_config.py \
-  locales book/_ext/translation.py book/_ext/notebook_translation.py
+  locales book/_ext/translation.py book/_ext/notebook_translation.py book/_ext/chapter.py
 # JupyterLab setting (kept inside the venv): double-clicking a chapter opens it as a notebook.
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
+# Kernels started from the venv read it (.venv/etc/ipython/): no TCP warning per chapter.
+KERNEL_CONFIG_SRC := config/ipython_kernel_config.py
 
 .PHONY: help setup book translations test lint lab chapter exercises grade feedback demo-submissions clean
 
@@ -27,8 +29,9 @@ $(VENV)/bin/python:
 # Re-install only when requirements.txt or pyproject.toml changed (the stamp is newer otherwise).
 # The last step builds matplotlib's font cache, so its one-time notice never lands in a
 # chapter's stderr (which the strict build treats as a warning).
-$(STAMP): requirements.txt pyproject.toml | $(VENV)/bin/python
+$(STAMP): requirements.txt pyproject.toml $(KERNEL_CONFIG_SRC) | $(VENV)/bin/python
 	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	install -D -m 644 $(KERNEL_CONFIG_SRC) $(VENV)/etc/ipython/ipython_kernel_config.py
 	mkdir -p $(dir $(LAB_SETTINGS))
 	printf '%s\n' '{"@jupyterlab/docmanager-extension:plugin":' \
 	  '  {"defaultViewers": {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}}}' \
@@ -60,14 +63,12 @@ test: lint  ## lint, then the whole pytest suite (includes the book build and br
 lab: $(STAMP)  ## JupyterLab at the course root: chapters open as notebooks, nbgrader lists assignments
 	jupyter lab --notebook-dir=$(CURDIR) $(if $(filter 0,$(shell id -u)),--allow-root)
 
-# Rebuild (execute) one chapter: make chapter CH=book/static_vs_dynamic.md
+# One chapter, rendered as in the book (the book's config; only this chapter's cells run):
+# make chapter CH=book/static_vs_dynamic.md  -> _build/chapter/_build/html/book/<page>.html
 CH ?=
-chapter: $(STAMP)  ## execute one chapter: make chapter CH=book/static_vs_dynamic.md
+chapter: $(STAMP)  ## build one chapter as the book renders it: make chapter CH=book/static_vs_dynamic.md
 	@test -n "$(CH)" || { echo "usage: make chapter CH=book/<file>.md"; exit 2; }
-	mkdir -p _build/chapters
-	jupytext --to ipynb --execute --output _build/chapters/$(notdir $(CH:.md=.ipynb)) $(CH)
-	jupyter nbconvert --to html --output-dir _build/chapters _build/chapters/$(notdir $(CH:.md=.ipynb))
-	@echo "Open _build/chapters/$(notdir $(CH:.md=.html))"
+	python book/_ext/chapter.py $(CH)
 
 exercises: $(STAMP)  ## regenerate exercises/ from solutions/ (nbgrader generate_assignment)
 	nbgrader generate_assignment fusion --force
@@ -77,9 +78,12 @@ exercises: $(STAMP)  ## regenerate exercises/ from solutions/ (nbgrader generate
 # each notebook in a sandboxed kernel of its own; only changed submissions are regraded.
 # Then gradebook/grades.csv, score_distribution.png and flags.csv (see README, "Instructors").
 # Options: make grade GRADE_FLAGS="--workers 4 --force --timeout 30 --unsafe-no-sandbox"
+# A large class: GRADEBOOK_URL=postgresql://... selects the gradebook database, and
+# make grade SHARD=i/N (i = 0 .. N-1) grades shard i of N, one per machine (README).
 GRADE_FLAGS ?=
+SHARD ?=
 grade: $(STAMP)  ## autograde new and changed submissions in the sandbox; gradebook/grades.csv
-	python -m chipsim.grading.cli grade $(GRADE_FLAGS)
+	python -m chipsim.grading.cli grade $(if $(SHARD),--shard $(SHARD)) $(GRADE_FLAGS)
 
 feedback: $(STAMP)  ## HTML feedback (with pictures) per student under gradebook/feedback/
 	python -m chipsim.grading.cli feedback

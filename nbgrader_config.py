@@ -5,7 +5,8 @@ Layout (all paths relative to the course root, the folder holding this file):
 * ``solutions/<assignment>/<notebook>.ipynb`` — the source, with solutions and hidden tests;
 * ``exercises/<assignment>/`` — the released student version (``nbgrader generate_assignment``);
 * ``gradebook/`` — everything produced while grading, git-ignored: ``submitted/``,
-  ``autograded/``, ``feedback/`` and the sqlite gradebook ``gradebook.db``.
+  ``autograded/``, ``feedback/`` and the sqlite gradebook ``gradebook.db`` (or the database
+  ``GRADEBOOK_URL`` names).
 
 Autograding recomputes every chipsim score outside the learner's kernel: the preprocessor
 ``chipsim.grading.nbgrader_rescore.RescoreAnswers`` runs after ``Execute`` and before
@@ -34,6 +35,7 @@ from nbgrader.preprocessors import (
 )
 
 from chipsim.grading.execute import GuardedExecute
+from chipsim.grading.gradebook_db import configured_url
 from chipsim.grading.nbgrader_rescore import RescoreAnswers
 from chipsim.grading.sandbox import lock_down
 from chipsim.grading.sanitize import RestoreTestCells
@@ -55,8 +57,10 @@ c.CourseDirectory.autograded_directory = "gradebook/autograded"
 c.CourseDirectory.feedback_directory = "gradebook/feedback"
 # The secret the hidden instances are drawn from: one per course run (per gradebook).
 c.HiddenInstances.secret_file = os.path.join(GRADEBOOK, "hidden_instances.key")
-# Parallel graders share the database: wait up to 120 s for a lock instead of failing.
-c.CourseDirectory.db_url = "sqlite:///" + os.path.join(GRADEBOOK, "gradebook.db") + "?timeout=120"
+# The gradebook: GRADEBOOK_URL (any SQLAlchemy URL, e.g. postgresql://user:pw@host/db) when set,
+# else the sqlite file gradebook/gradebook.db, whose parallel writers wait up to 120 s for its
+# lock instead of failing (chipsim.grading.gradebook_db; README, "Grading a large class").
+c.CourseDirectory.db_url = configured_url(GRADEBOOK)
 
 # Released stubs: the line after each solution region raises NotImplementedError("<task>").
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE"}

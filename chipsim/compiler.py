@@ -27,23 +27,25 @@ from chipsim.errors import ChipsimError, PassError
 from chipsim.frontend.tracing import trace
 from chipsim.hw.chip import Chip, get_chip
 from chipsim.hw.simulator import Simulator
+from chipsim.i18n import N_
 from chipsim.ir.graph import Graph, Value
 from chipsim.ir.verify import verify
 from chipsim.passes.fusion import Partition, get_fusion, reference_fusion, validate_partition
 from chipsim.passes.memory import MemoryPlan, UsageRecord, get_planner, validate_plan
 from chipsim.passes.memory.liveness import records_from_uses
-from chipsim.passes.placement import REGISTER_LIMIT_BYTES, arena_budget, place
+from chipsim.passes.placement import arena_budget, place, place_group
 from chipsim.passes.simplify import simplify as simplify_graph
 
 #: The compiler's boxes, in order: (name, what it does). The book draws this list.
+#: The descriptions are marked with ``N_`` for the translation catalogue (show them with ``tr``).
 PIPELINE = (
-    ("trace", "run the Python function on symbolic tensors: a static graph"),
-    ("simplify", "fold constants, merge common subexpressions, drop dead code"),
-    ("fuse", "partition the ops into kernels (operator fusion)"),
-    ("liveness", "when is each tensor passed between kernels alive?"),
-    ("plan memory", "give every such tensor an offset in one arena, reusing dead space"),
-    ("place", "choose DRAM, SRAM or registers for every tensor"),
-    ("codegen", "instructions per kernel: tiles, DMA, the right unit for each op"),
+    ("trace", N_("run the Python function on symbolic tensors: a static graph")),
+    ("simplify", N_("fold constants, merge common subexpressions, drop dead code")),
+    ("fuse", N_("partition the ops into kernels (operator fusion)")),
+    ("liveness", N_("when is each tensor passed between kernels alive?")),
+    ("plan memory", N_("give every such tensor an offset in one arena, reusing dead space")),
+    ("place", N_("choose DRAM, SRAM or registers for every tensor")),
+    ("codegen", N_("instructions per kernel: tiles, DMA, the right unit for each op")),
 )
 
 
@@ -100,23 +102,8 @@ def _group_spec(graph: Graph, chip: Chip, group: Sequence[int], *, on_chip: bool
         if n.output in outputs or any(u not in inside for u in users[n.output])
     ]
     spec = KernelSpec.of(nodes, outs, {})
-    producer = {n.output: n for n in graph.nodes}
-    where: dict[Value, Location] = {}
-    dram = sram = reg = 0
-    for v in (*spec.inputs, *spec.outputs):
-        size = -(-v.type.nbytes // 64) * 64
-        made_by = producer.get(v)
-        weight = made_by is not None and made_by.op == "constant"
-        small = v.type.nbytes <= REGISTER_LIMIT_BYTES and v.type.rank <= 1
-        if on_chip and weight and small and reg + size <= chip.registers.capacity_bytes:
-            where[v] = Location("reg", reg)
-            reg += size
-        elif on_chip and not weight and v not in outputs and sram + size <= window[0]:
-            where[v] = Location("sram", sram)
-            sram += size
-        else:
-            where[v] = Location("dram", dram)
-            dram += size
+    homes, dram = place_group(graph, chip, (*spec.inputs, *spec.outputs), on_chip=on_chip)
+    where = {v: Location(level, offset) for v, (level, offset) in homes.items()}
     return KernelSpec(
         spec.name, spec.nodes, spec.inputs, spec.outputs, where, window, Location("dram", dram)
     )

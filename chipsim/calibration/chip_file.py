@@ -23,7 +23,7 @@ import chipsim
 
 def _value(v: Any) -> str:
     if isinstance(v, bool):
-        raise TypeError("chip fields are never booleans")
+        return "true" if v else "false"
     if isinstance(v, int):
         return f"{v:_}" if abs(v) >= 10_000 else str(v)
     if isinstance(v, float):

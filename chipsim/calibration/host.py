@@ -50,6 +50,12 @@ _CYCLE_FIELDS = (
     "dram.latency_cycles",
     "launch.eager_cycles",
     "launch.graph_cycles",
+    "launch.library_cycles",
+    "launch.compiled_cycles",
+    "launch.overlap_cycles",
+    "launch.compiled_overlap_cycles",
+    "launch.device_cycles",
+    "launch.sync_cycles",
 )
 
 FIT_PARAMS = (

@@ -178,9 +178,12 @@ def measure(
     return rows
 
 
-def measure_host(quick: bool = False, threads: int = 1) -> list[Measurement]:
+def measure_host(
+    quick: bool = False, threads: int = 1, *, progress: bool = True
+) -> list[Measurement]:
     """Time the calibration and held-out plans in a fresh process with ``threads`` BLAS
     threads (0: the library's default); the fit rows first, then the held-out ones.
+    ``progress=False`` hides the progress bar (a notebook cell, where stderr is a warning).
 
     Raises:
         ChipsimError: the timing process failed (its error output is in the message).
@@ -195,9 +198,11 @@ def measure_host(quick: bool = False, threads: int = 1) -> list[Measurement]:
         "chipsim.calibration.host_timing",
         *(["--quick"] if quick else []),
     ]
-    proc = subprocess.run(args, env=env, stdout=subprocess.PIPE, stderr=None, text=True)
+    err = None if progress else subprocess.PIPE
+    proc = subprocess.run(args, env=env, stdout=subprocess.PIPE, stderr=err, text=True)
     if proc.returncode != 0:
-        raise ChipsimError(f"timing this machine failed (exit code {proc.returncode}); see above")
+        detail = f": {proc.stderr.strip()[-2000:]}" if proc.stderr else "; see above"
+        raise ChipsimError(f"timing this machine failed (exit code {proc.returncode}){detail}")
     return read_measurements(proc.stdout, "the timing process")
 
 

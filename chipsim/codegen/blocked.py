@@ -43,6 +43,7 @@ from chipsim.codegen.contraction import (
     tile_shape,
     tile_view,
 )
+from chipsim.codegen.dma import dma
 from chipsim.codegen.kernel import KernelSpec
 from chipsim.codegen.units import compute_instrs, immediate_instr
 from chipsim.hw.chip import Chip
@@ -210,20 +211,6 @@ def epilogue_instrs(
     opdef = get_op(node.op)
     attrs = opdef.tile_attrs(check_attrs(opdef, node.attrs), out_type)
     return compute_instrs(node, srcs, dst, out_type, attrs, chip, kernel, label)
-
-
-def dma(opcode: str, src: Operand, dst: Operand, kernel: str) -> Instr:
-    """A DMA transfer of ``src`` to ``dst`` (one hardware operation), part of ``kernel``."""
-    return Instr(
-        opcode,
-        "dma",
-        (src,),
-        (dst,),
-        work=src.nbytes,
-        hw_ops=1,
-        kernel=kernel,
-        label=f"{opcode} {src.name}",
-    )
 
 
 # -- choosing tile sizes ----------------------------------------------------------------------

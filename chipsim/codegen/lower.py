@@ -13,17 +13,19 @@ The recipe, the same for a single eager op and for a fused group:
    directly (intermediates in a DRAM scratch area), paying DRAM bandwidth with no reuse.
    Slower, never a failure; this is what over-fusion costs.
 
-Example:
+Example: a relu over 1 MiB of rows on a chip with 512 KiB of SRAM runs in 9 balanced tiles,
+each tile's load overlapping the previous tile's compute:
+
     >>> from chipsim.ir import GraphBuilder, f32
     >>> from chipsim.hw import get_chip
     >>> b = GraphBuilder()
-    >>> x = b.input((64, 32), f32); y = b.op("relu", x)
-    >>> k = KernelSpec.of([y_node := b.nodes[-1]], [y],
-    ...                   {x: Location("dram", 0), y: Location("dram", 8192)})
-    >>> plan_kernel(k, get_chip("edge-npu")).tiles
-    4
-    >>> [i.opcode for i in lower(k, get_chip("edge-npu"))][:4]
-    ['load', 'load', 'vec', 'store']
+    >>> x = b.input((4096, 64), f32); y = b.op("relu", x)
+    >>> k = KernelSpec.of(b.nodes[-1:], [y], {x: Location("dram", 0), y: Location("dram", 2**20)})
+    >>> plan = plan_kernel(k, get_chip("edge-npu"))
+    >>> plan.mode, plan.tiles, plan.rows_per_tile, plan.buffers
+    ('tiled', 9, 456, 2)
+    >>> [i.opcode for i in lower(k, get_chip("edge-npu"))][:6]
+    ['load', 'load', 'vec', 'store', 'load', 'vec']
 """
 
 from __future__ import annotations
@@ -34,11 +36,11 @@ from chipsim.codegen.blocked import (
     Blocks,
     choose_blocks,
     count_loads,
-    dma,
     emit_blocked,
     sram_layout,
 )
 from chipsim.codegen.contraction import BlockedKernel, match_blocked
+from chipsim.codegen.dma import dma
 from chipsim.codegen.kernel import KernelSpec, Location
 from chipsim.codegen.units import compute_instrs, immediate_instr
 from chipsim.errors import PlanError
@@ -278,15 +280,17 @@ class _Lowering:
             )
             c += flops(n.op, [v.type for v in n.inputs], n.type, n.attrs) / peak
         best_time, best_rows = None, most
-        tiles = 1
+        tiles = -(-rows // most)  # the fewest tiles that fit
         while True:
-            per = max(1, min(most, -(-rows // tiles)))
+            # balanced: t tiles of (nearly) equal rows, never the largest tile that fits
+            # plus a tiny remainder (which would leave nothing to overlap the last DMA with)
+            per = -(-rows // tiles)
             t = -(-rows // per)
             overlap = self.double_buffer and t > 1
             time = t * transfers * fixed + (max(d, c) + min(d, c) / t if overlap else d + c)
             if best_time is None or time < best_time - 1e-9:
                 best_time, best_rows = time, per
-            if per == 1 or tiles >= rows:
+            if per == 1:
                 break
             tiles *= 2
         return best_rows
@@ -447,5 +451,7 @@ def lower(
         if launch not in ("eager", "graph"):
             raise PlanError(f"launch must be 'eager', 'graph' or None, got {launch!r}")
         opcode = "launch" if launch == "eager" else "launch_graph"
+        if launch == "eager" and any(i.unit in ("tensor", "mac") for i in prog):
+            opcode = "launch_library"  # an eager contraction is a call into the vendor's library
         prog.insert(0, Instr(opcode, "host", kernel=kernel.name, label=f"launch {kernel.name}"))
     return prog

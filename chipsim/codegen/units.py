@@ -1,16 +1,18 @@
 """Unit selection: which execution unit computes a node, and the instruction(s) it takes.
 
-The unit follows from the op's traits in the registry, never from its name:
+The unit follows from the op's traits in the registry, never from its name, and, for a
+contraction, from its input dtype as the chip describes it (``chip.contraction_unit``):
 
-=====================================  ==============================================
-op trait                                unit
-=====================================  ==============================================
-``contraction`` (float dtypes)          Tensor Core (a conv as one im2col product)
-``contraction`` (integer dtypes)        MAC array
-``reduction``                           SIMD for the bulk + ALU to combine lane partials
-anything else                           SIMD, ``vector_slots`` issue slots per element
-a constant not placed in memory         ALU writes it as an immediate
-=====================================  ==============================================
+=========================================  ==========================================
+op trait                                    unit
+=========================================  ==========================================
+``contraction``, dtype the tensor core has  Tensor Core (a conv as one im2col product)
+``contraction``, any other dtype            MAC array (integers; f32 on a GPU's CUDA
+                                            cores unless TF32 is allowed)
+``reduction``                               SIMD for the bulk + ALU to combine lane partials
+anything else                               SIMD, ``vector_slots`` issue slots per element
+a constant not placed in memory             ALU writes it as an immediate
+=========================================  ==========================================
 
 A new execution unit goes into this table (and into the chip's dataclasses and the ISA).
 The instruction computes the node's value with the op registry's own numpy semantics, so a
@@ -24,9 +26,6 @@ from chipsim.hw.isa import Instr, Operand, mma_ops, simd_ops
 from chipsim.ir.graph import Attrs, Node
 from chipsim.ir.ops import execute, get_op
 from chipsim.ir.types import TensorType
-
-#: Element types the tensor core multiplies; integer contractions go to the MAC array.
-TENSOR_DTYPES = ("f16", "bf16", "f32")
 
 
 def _semantics(op: str, attrs: Attrs, out_type: TensorType):
@@ -57,7 +56,7 @@ def compute_instrs(
     label = label or node.op
     if opdef.contraction is not None:
         c = opdef.contraction(in_types, out_type, attrs)
-        if out_type.dtype.name in TENSOR_DTYPES:  # tensor-core tiles
+        if chip.contraction_unit(in_types[0].dtype.name) == "tensor":  # tensor-core tiles
             name, unit, work = "mma", "tensor", mma_ops(chip, c.m, c.n, c.k, c.batch)
         else:  # one multiply-accumulate per output element per k
             name, unit, work = "mac", "mac", c.batch * c.m * c.n * c.k
@@ -86,6 +85,20 @@ def compute_instrs(
     if opdef.reduction is not None:
         # the lanes hold partial results; the scalar unit folds them (lanes - 1 ops each)
         r = opdef.reduction(in_types, out_type, attrs)
+        row_f32_bytes = 4 * in_types[0].numel // max(r.count, 1)
+        if 0 < chip.sm.row_budget_bytes < row_f32_bytes:  # a row too long for one block:
+            again = r.passes * srcs[0].nbytes  # streamed from DRAM again for every pass
+            instrs.insert(
+                0,
+                Instr(
+                    "refetch",
+                    "dma",
+                    work=again,
+                    hw_ops=1,
+                    kernel=kernel,
+                    label=f"{label} re-read (row > block budget)",
+                ),
+            )
         ops = r.count * r.passes * max(chip.simd.lanes - 1, 1)
         instrs.append(
             Instr(

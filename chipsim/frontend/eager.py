@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from chipsim.errors import IRError
 from chipsim.frontend.device import Device, current_device
 from chipsim.frontend.tensor_base import TensorBase
 from chipsim.ir.dtypes import DType, dtype, from_numpy, to_storage
@@ -34,7 +35,16 @@ class Tensor(TensorBase):
     def from_numpy(
         array: Any, dt: DType | str | None = None, device: Device | None = None
     ) -> Tensor:
-        arr = np.asarray(array)
+        try:
+            arr = np.asarray(array)
+        except ValueError as exc:  # ragged nested lists
+            raise IRError(
+                f"cannot make a tensor of {_short(array)}: {str(exc).rstrip('.')}. Every row "
+                "of a nested list must have the same length (a tensor is a rectangular block "
+                "of numbers)"
+            ) from None
+        if arr.dtype.kind not in "biuf":  # text, objects, dates, complex numbers
+            raise IRError(_not_numbers(array, arr))
         target = dtype(dt) if dt is not None else from_numpy(arr.dtype)
         arr = np.array(to_storage(arr, target), order="C")
         device = device or current_device()
@@ -90,3 +100,21 @@ def tensor(data: Any, dtype: DType | str | None = None) -> Tensor:
     Python floats and float64 arrays become ``f32``; Python ints become ``i32``.
     """
     return Tensor.from_numpy(data, dtype)
+
+
+def _not_numbers(data: Any, arr: np.ndarray) -> str:
+    """Why ``data`` cannot become a tensor, and what to pass instead."""
+    kind = {"U": "text", "S": "bytes", "O": "Python objects", "c": "complex numbers"}.get(
+        arr.dtype.kind, f"numpy dtype {arr.dtype}"
+    )
+    return (
+        f"a tensor holds numbers, but numpy reads {_short(data)} as {kind} (dtype "
+        f"{arr.dtype}); pass a "
+        "number, a list of numbers (nested for more dimensions, every row the same length) "
+        "or a numeric numpy array, e.g. cs.tensor([1.0, 2.0, 3.0])"
+    )
+
+
+def _short(data: Any) -> str:
+    text = repr(data)
+    return text if len(text) <= 40 else text[:37] + "..."

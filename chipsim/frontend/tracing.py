@@ -74,13 +74,10 @@ class SymbolicTensor(TensorBase):
         return self.value.type
 
     def _refuse(self, what: str) -> TraceError:
-        file, line = user_frame()
-        loc = format_location(file, line)
-        source = linecache.getline(file, line).strip() if file else ""
-        shown = f"\n    {source}" if source else ""
+        """Python needs a yes/no from a traced tensor (``if``, ``while``, ``bool``, ...)."""
         return TraceError(
-            f"{loc}: Python control flow on a traced tensor ({what} of a {self.type} value):"
-            f"{shown}\n"
+            f"{self._where()}: Python control flow on a traced tensor ({what} of a {self.type} "
+            f"value):{self._source()}\n"
             "A static graph is recorded before any data exists, so Python cannot know the "
             "answer yet and cannot choose a branch.\n"
             "Instead, put the choice into the graph: chipsim.where(cond, a, b) picks values "
@@ -88,26 +85,50 @@ class SymbolicTensor(TensorBase):
             "two computations (the graph records both branches)."
         )
 
+    def _no_value(self, what: str) -> TraceError:
+        """Python asked for a traced tensor's numbers (``float``, ``print(x.numpy())``, ...)."""
+        return TraceError(
+            f"{self._where()}: a traced tensor has no value yet ({what} of a {self.type} "
+            f"value):{self._source()}\n"
+            "While a function is traced, its tensors are placeholders: the graph is recorded "
+            "before any data exists, so there are no numbers to convert or print.\n"
+            "Instead, keep computing with tensors (x.sum() * 2, not float(x.sum()) * 2) and "
+            "return what you want to see: the compiled function's outputs hold the numbers. "
+            "To inspect values while debugging, call the function eagerly on cs.tensor(...) "
+            "inputs, without jit or trace."
+        )
+
+    @staticmethod
+    def _where() -> str:
+        file, line = user_frame()
+        return format_location(file, line)
+
+    @staticmethod
+    def _source() -> str:
+        file, line = user_frame()
+        source = linecache.getline(file, line).strip() if file else ""
+        return f"\n    {source}" if source else ""
+
     def __bool__(self) -> bool:
         raise self._refuse("bool()")
 
     def __int__(self) -> int:
-        raise self._refuse("int()")
+        raise self._no_value("int()")
 
     def __float__(self) -> float:
-        raise self._refuse("float()")
+        raise self._no_value("float()")
 
     def __index__(self) -> int:
-        raise self._refuse("using it as an index")
+        raise self._no_value("using it as an index")
 
     def __iter__(self) -> Any:
         raise self._refuse("iterating over it")
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        raise self._refuse("converting it to numpy")
+        raise self._no_value("converting it to numpy")
 
     def numpy(self) -> np.ndarray:
-        raise self._refuse(".numpy()")
+        raise self._no_value(".numpy()")
 
     def __repr__(self) -> str:
         return f"SymbolicTensor({self.type})"

@@ -151,30 +151,75 @@ def score_instance(part: Part, inst: Instance, answer: Any) -> InstanceScore:
 
 
 def _classify(part: Part, inst: Instance, answer: dict) -> InstanceScore:
+    """Exact items, scored beyond chance: a constant answer (every op "elementwise", or
+    ``may_fuse`` always False) earns nothing, whatever the mix of items asked."""
     from chipsim.ir.ops import Pattern, get_op
     from chipsim.passes.fusion import can_fuse
 
     items = built(part.id, inst.id, inst.seed)
     patterns = answer.get("patterns") or {}
     given = {(p, c): v for p, c, v in answer.get("may_fuse") or []}
-    wrong, right = [], 0
-    for op in items["ops"]:
-        if patterns.get(op) == str(get_op(op).pattern):
-            right += 1
-        else:
-            wrong.append(tr("pattern of {op}", op=op))
-    for p, c in items["pairs"]:
-        truth = _always_fuses(can_fuse, Pattern[p.upper()], Pattern[c.upper()])
-        if given.get((p, c)) is truth:
-            right += 1
-        else:
-            wrong.append(f"may_fuse({p}, {c})")
-    total = len(items["ops"]) + len(items["pairs"])
+    wrong = []
+    truth_ops = {op: str(get_op(op).pattern) for op in items["ops"]}
+    right_ops = sum(patterns.get(op) == t for op, t in truth_ops.items())
+    wrong += [tr("pattern of {op}", op=op) for op, t in truth_ops.items() if patterns.get(op) != t]
+    truth_pairs = {
+        (p, c): _always_fuses(can_fuse, Pattern[p.upper()], Pattern[c.upper()])
+        for p, c in items["pairs"]
+    }
+    right_pairs = sum(given.get(k) is t for k, t in truth_pairs.items())
+    wrong += [
+        f"may_fuse({p}, {c})" for (p, c), t in truth_pairs.items() if given.get((p, c)) is not t
+    ]
+    n_ops, n_pairs = len(truth_ops), len(truth_pairs)
+    guess_ops, guess_pairs = (
+        _constant_best(truth_ops.values()),
+        _constant_best(truth_pairs.values()),
+    )
+    fraction = (
+        n_ops * beyond_chance(right_ops, n_ops, guess_ops)
+        + n_pairs * beyond_chance(right_pairs, n_pairs, guess_pairs)
+    ) / max(1, n_ops + n_pairs)
     shown = ", ".join(wrong[:6]) + (" ..." if len(wrong) > 6 else "")
-    msg = tr("{right} of {total} items right", right=right, total=total)
+    msg = tr(
+        "{right} of {total} items right (patterns {right_ops} of {n_ops}, may_fuse "
+        "{right_pairs} of {n_pairs}; one answer for everything would get {guess_ops} and "
+        "{guess_pairs}, which earns nothing)",
+        right=right_ops + right_pairs,
+        total=n_ops + n_pairs,
+        right_ops=right_ops,
+        n_ops=n_ops,
+        right_pairs=right_pairs,
+        n_pairs=n_pairs,
+        guess_ops=guess_ops,
+        guess_pairs=guess_pairs,
+    )
     if wrong:
         msg += tr("; check {items}", items=shown)
-    return InstanceScore(inst.id, right / total, msg)
+    return InstanceScore(inst.id, fraction, msg)
+
+
+def _constant_best(truths: Any) -> int:
+    """How many items the best constant answer gets right (the most common true answer)."""
+    counts: dict[Any, int] = {}
+    for t in truths:
+        counts[t] = counts.get(t, 0) + 1
+    return max(counts.values(), default=0)
+
+
+def beyond_chance(right: int, total: int, guessed: int) -> float:
+    """Credit for ``right`` of ``total`` exact items when guessing one answer gets ``guessed``.
+
+    Linear from 0 at the guess to 1 at all right (clipped at 0); where one answer fits every
+    item, only all right earns credit.
+
+    Example:
+        >>> beyond_chance(10, 10, 4), beyond_chance(4, 10, 4), beyond_chance(7, 10, 4)
+        (1.0, 0.0, 0.5)
+    """
+    if total <= guessed:
+        return 1.0 if right >= total else 0.0
+    return max(0.0, (right - guessed) / (total - guessed))
 
 
 #: The rounds of the fusion table that hold whatever the chip (later rounds weigh costs).
@@ -250,14 +295,19 @@ def _liveness(part: Part, inst: Instance, answer: dict) -> InstanceScore:
         msg += tr(", {n} extra", n=len(given) - len(truth))
     if missing:
         rid, size, first, last = missing[0]
-        msg += tr(
-            "; e.g. expected {tensor}: {size} B live [{first}, {last})",
-            tensor=rid,
-            size=size,
-            first=first,
-            last=last,
-        )
+        msg += tr("; e.g. {tensor}: expected {record}", tensor=rid,
+                  record=_record_text(size, first, last))  # fmt: skip
+        yours = [row for row in given if str(row[0]) == rid]
+        if yours:
+            records = tr(" and ").join(_record_text(*row[1:4]) for row in yours[:2])
+            msg += tr(", yours {records}", records=records)
+        else:
+            msg += tr(", yours has no record {tensor}", tensor=rid)
     return InstanceScore(inst.id, right / total if total else 0.0, msg)
+
+
+def _record_text(size: Any, first: Any, last: Any) -> str:
+    return tr("{size} B live [{first}, {last})", size=size, first=first, last=last)
 
 
 _CHECKS = {

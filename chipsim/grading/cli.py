@@ -10,6 +10,11 @@
 3. autogrades every submission in parallel (:mod:`.parallel`) with a progress bar;
 4. writes ``gradebook/grades.csv`` and ``gradebook/score_distribution.png`` (:mod:`.report`).
 
+With ``--shard i/N`` it grades only shard ``i`` of ``N`` (:mod:`.shards`; N such processes,
+on N machines sharing the course folder and one gradebook database named by
+``GRADEBOOK_URL``, grade the class once), copies no demo submissions and exports nothing:
+when every shard has finished, one plain ``grade`` (which regrades nothing) exports.
+
 ``python -m chipsim.grading.cli feedback`` runs ``nbgrader generate_feedback`` for every
 assignment and checks that each HTML page carries its pictures.
 """
@@ -17,11 +22,15 @@ assignment and checks that each HTML page carries its pictures.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
+from chipsim.errors import ChipsimError
 from chipsim.grading import parallel, report
+from chipsim.grading.gradebook_db import db_url, describe
 from chipsim.grading.sandbox import sandbox_mode, why_no_sandbox
+from chipsim.grading.shards import Shard
 
 #: How each sandbox mode isolates a kernel, for the instructor.
 MODES = {
@@ -32,6 +41,11 @@ MODES = {
 
 def grade(args: argparse.Namespace) -> int:
     course = Path(args.course).resolve()
+    try:
+        shard = Shard.parse(args.shard) if args.shard else None
+    except ChipsimError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     mode = sandbox_mode()
     extra = [f"--GuardedExecute.memory_bytes={args.memory_gib << 30}"]
     if mode is None and not args.unsafe_no_sandbox:
@@ -43,12 +57,19 @@ def grade(args: argparse.Namespace) -> int:
         extra.append("--GuardedExecute.allow_unsandboxed=True")
     else:
         print(f"sandbox: {MODES[mode]}")
-    if not args.no_demo:
+    print(f"gradebook: {describe(db_url(course))}" + (f", shard {shard}" if shard else ""))
+    if not args.no_demo and not shard:
         n = parallel.copy_demo_submissions(course, course / "grading" / "demo_submissions")
         if n:
             print(f"gradebook/submitted was empty: copied {n} demo submissions")
     extra += [f"--GuardedExecute.timeout={args.timeout}"] if args.timeout else []
-    run = parallel.grade_all(course, workers=args.workers, force=args.force, extra=extra)
+    try:
+        run = parallel.grade_all(
+            course, workers=args.workers, force=args.force, extra=extra, shard=shard
+        )
+    except ChipsimError as exc:
+        print(f"grading stopped: {exc}", file=sys.stderr)
+        return 1
     for out in run.outcomes:
         if out.returncode != 0:
             print(f"nbgrader failed for {out.job.student}/{out.job.assignment}:\n{out.log}")
@@ -56,7 +77,14 @@ def grade(args: argparse.Namespace) -> int:
         names = ", ".join(f"{j.student}/{j.assignment}" for j in run.skipped)
         print(f"{len(run.skipped)} unchanged since they were graded, skipped: {names}")
     not_graded = run.not_graded()
-    rows = report.collect(parallel.db_url(course), not_graded)
+    if shard:
+        for (student, assignment), why in sorted(not_graded.items()):
+            print(f"NOT graded: {student}/{assignment}: {why}")
+        print(run.summary.line(f"shard {shard}"))
+        print("When every shard has finished, export the grades with `make grade` (no SHARD): "
+              "it regrades nothing and writes gradebook/grades.csv.")  # fmt: skip
+        return 1 if not_graded else 0
+    rows = report.collect(db_url(course), not_graded)
     have = {(r.student, r.assignment) for r in rows}
     rows += [report.Row(s, a, "", 0.0, 0.0, f"not graded: {why}")
              for (s, a), why in sorted(not_graded.items()) if (s, a) not in have]  # fmt: skip
@@ -71,6 +99,7 @@ def grade(args: argparse.Namespace) -> int:
               f"{course / 'gradebook' / 'flags.csv'}")  # fmt: skip
     for (student, assignment), why in sorted(not_graded.items()):
         print(f"NOT graded: {student}/{assignment}: {why}")
+    print(run.summary.line())
     return 1 if not_graded else 0
 
 
@@ -107,7 +136,7 @@ def feedback(args: argparse.Namespace) -> int:
             print(done.stdout + done.stderr)
             return 1
     pages = sorted((course / "gradebook" / "feedback").glob("*/*/*.html"))
-    scored = {(r.student, r.assignment) for r in report.collect(parallel.db_url(course)) if r.score}
+    scored = {(r.student, r.assignment) for r in report.collect(db_url(course)) if r.score}
     bare = [p for p in pages if "<img" not in p.read_text()]
     blank = [p for p in bare if (p.parent.parent.name, p.parent.name) not in scored]
     print(f"{len(pages)} feedback pages under gradebook/feedback/<student>/<assignment>/")
@@ -130,6 +159,11 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--no-demo", action="store_true", help="do not copy the demo submissions")
     g.add_argument("--timeout", type=int, default=0, help="seconds per cell (default: config)")
     g.add_argument("--memory-gib", type=int, default=4, help="address space per kernel")
+    g.add_argument(
+        "--shard",
+        default=os.environ.get("SHARD", ""),
+        help="grade only shard INDEX/COUNT of the learners, e.g. 0/4 (default: $SHARD, or all)",
+    )
     g.add_argument(
         "--unsafe-no-sandbox",
         action="store_true",

@@ -7,7 +7,13 @@ the submitted notebooks' bytes *and* the grader itself (the course's source note
 package's files, the hidden-instance secret's fingerprint, ``nbgrader_config.py``). A job is
 graded again when that digest differs from the ledger's (or it was not graded last time), and
 skipped, and reported as unchanged, when it is the same. The ledger is written by one
-function, :meth:`Ledger.record`, in the one process that runs the pool.
+function, :meth:`Ledger.record`.
+
+The ledger lives in the gradebook database (:mod:`.records`, table ``chipsim_ledger``), so
+that grading processes on several machines (shards) share it safely; each outcome is written
+as soon as the job is graded, so a run that is killed loses nothing it finished.
+``gradebook/graded.json`` is a readable copy written at the end of each run (and read once,
+when a course graded before the ledger moved into the database has no rows yet).
 
 Before a submission is handed to nbgrader it is checked (:func:`check_submission`): a link, a
 file that is not a notebook, one too large or nested too deep for the grader to read is not
@@ -29,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from chipsim.grading.outputs import depth
+from chipsim.grading.records import Store
 
 #: The largest submitted notebook the grader reads.
 MAX_NOTEBOOK_BYTES = 64 << 20
@@ -84,27 +91,48 @@ def submission_digest(folder: Path, grader: str) -> str:
 
 @dataclass
 class Ledger:
-    """job key (``student/assignment``) -> ``{"digest", "status", "reason"}``."""
+    """job key (``student/assignment``) -> ``{"digest", "status", "reason"}``, written through
+    to ``store`` (the database) when there is one, as grading process ``owner``."""
 
     entries: dict
+    store: Store | None = None
+    owner: str = ""
 
     @staticmethod
     def load(course: Path) -> Ledger:
+        """The readable copy ``gradebook/graded.json`` (empty when there is none)."""
         try:
             return Ledger(json.loads((Path(course) / LEDGER).read_text()))
         except (FileNotFoundError, ValueError):
             return Ledger({})
 
+    @staticmethod
+    def open(course: Path, store: Store, owner: str = "") -> Ledger:
+        """The database's ledger (seeded once from an older course's ``graded.json``)."""
+        entries = store.entries()
+        if not entries:
+            for key, entry in Ledger.load(course).entries.items():
+                # "imported", not "graded": the audit log counts only gradings it saw
+                status = "imported" if entry.get("status") == "graded" else "not graded"
+                store.record(key, entry.get("digest", ""), status, entry.get("reason", ""))
+                entries[key] = {**entry, "status": status}
+        return Ledger(entries, store, owner)
+
     def unchanged(self, key: str, digest: str) -> bool:
         """Was ``key`` graded, successfully, from exactly these bytes?"""
         entry = self.entries.get(key, {})
-        return entry.get("digest") == digest and entry.get("status") == "graded"
+        return entry.get("digest") == digest and entry.get("status") in ("graded", "imported")
 
     def record(self, key: str, digest: str, status: str, reason: str = "") -> None:
         """The one place a job's outcome is written (``status``: graded / not graded)."""
         self.entries[key] = {"digest": digest, "status": status, "reason": reason}
+        if self.store is not None:
+            self.store.record(key, digest, status, reason, self.owner)
 
     def save(self, course: Path) -> Path:
+        """Write the readable copy ``gradebook/graded.json`` (from the database, when shared)."""
+        if self.store is not None:
+            self.entries = self.store.entries()
         path = Path(course) / LEDGER
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         tmp.write_text(json.dumps(self.entries, indent=1, sort_keys=True) + "\n")

@@ -8,10 +8,14 @@ start-up (imports, config, the chipsim snapshot, the reference baselines) is pai
 worker. With several workers, each worker's BLAS gets ``cores // workers`` threads (unless the
 environment already says), so the pool does not oversubscribe the cores.
 
-The course's gradebook is one sqlite file shared by the workers. Each write waits for the
-lock (``nbgrader_config.py`` gives the database URL ``?timeout=120``), so no grade is lost
-to "database is locked"; no grade is duplicated because nbgrader keys a submission by
-(assignment, student) and each submission is handed to exactly one worker. After the pool
+The course's gradebook is one database shared by the workers (:mod:`.gradebook_db`: the
+sqlite file ``gradebook/gradebook.db`` by default, whose writers wait up to 120 s for its
+lock; any server ``GRADEBOOK_URL`` names). No grade is duplicated because nbgrader keys a
+submission by (assignment, student) and each submission is graded by exactly one worker of
+one process: before a worker takes a job the process *claims* it in the database
+(:mod:`.claims`), so shards on other machines (``shard="i/N"``, :mod:`.shards`), even two
+started with the same index, never grade the same job. Each job's outcome is written to the
+ledger as soon as it is verified, so a killed run loses nothing it finished. After the pool
 finishes, every job is *verified* in the gradebook (one submission, a score on every graded
 cell, the autograded notebook on disk); a job that fails verification (its worker crashed,
 say) is graded again, alone, by a fresh ``nbgrader autograde`` process.
@@ -46,10 +50,23 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from chipsim.errors import ChipsimError
+from chipsim.grading import gradebook_db
+from chipsim.grading.claims import LEASE, Claims
+from chipsim.grading.gradebook_setup import (
+    _env,
+    _run,
+    db_url,
+    nbgrader_command,
+    open_records,
+    prepare,
+    verify,
+)
 from chipsim.grading.jobs import Job, find_jobs, folder, job_key, order_jobs
 from chipsim.grading.jobs import digests as content_digests
 from chipsim.grading.ledger import Ledger, check_submission
+from chipsim.grading.progress import Progress, Summary
+from chipsim.grading.records import new_owner
+from chipsim.grading.shards import Shard
 
 __all__ = ["Job", "find_jobs", "grade_all", "job_key", "order_jobs"]
 
@@ -73,6 +90,8 @@ class GradeRun:
     missing: tuple[Job, ...] = field(default=())
     skipped: tuple[Job, ...] = field(default=())
     rejected: tuple[tuple[Job, str], ...] = field(default=())
+    elsewhere: tuple[Job, ...] = field(default=())
+    summary: Summary | None = None
 
     @property
     def ok(self) -> bool:
@@ -86,52 +105,6 @@ class GradeRun:
             tail = logs.get(job, "").strip().splitlines()
             out[(job.student, job.assignment)] = f"grading failed: {tail[-1] if tail else '?'}"
         return out
-
-
-def db_url(course: Path) -> str:
-    return f"sqlite:///{Path(course) / 'gradebook' / 'gradebook.db'}?timeout=120"
-
-
-def nbgrader_command(course: Path, *args: str) -> list[str]:
-    exe = Path(sys.executable).parent / "nbgrader"
-    return [str(exe) if exe.exists() else "nbgrader", *args]
-
-
-def _env(env: dict[str, str] | None) -> dict[str, str]:
-    out = dict(os.environ if env is None else env)
-    bindir = str(Path(sys.executable).parent)  # nbgrader needs alembic on PATH
-    out["PATH"] = f"{bindir}{os.pathsep}{out.get('PATH', '')}"
-    return out
-
-
-def prepare(course: Path, jobs: Sequence[Job], env: dict[str, str] | None = None) -> None:
-    """Enter the assignments (from ``solutions/``) and the students in the gradebook, once."""
-    from nbgrader.api import Gradebook, MissingEntry
-
-    (Path(course) / "gradebook").mkdir(exist_ok=True)
-    with Gradebook(db_url(course)) as gb:
-        missing = []
-        for name in sorted({j.assignment for j in jobs}):
-            try:
-                if not gb.find_assignment(name).notebooks:
-                    missing.append(name)
-            except MissingEntry:
-                missing.append(name)
-    for name in missing:  # generate_assignment records the notebooks and their locked cells
-        _run(course, nbgrader_command(course, "generate_assignment", name, "--force"), env)
-    with Gradebook(db_url(course)) as gb:
-        for student in sorted({j.student for j in jobs}):
-            gb.update_or_create_student(student)
-
-
-def _run(course: Path, cmd: list[str], env: dict[str, str] | None) -> subprocess.CompletedProcess:
-    done = subprocess.run(
-        cmd, cwd=course, env=_env(env), capture_output=True, text=True, check=False,
-        start_new_session=True,
-    )  # fmt: skip
-    if done.returncode != 0 and "generate_assignment" in cmd:
-        raise ChipsimError(f"`{' '.join(cmd[-3:])}` failed:\n{done.stderr[-2000:]}")
-    return done
 
 
 def grade_one(
@@ -166,14 +139,34 @@ RESTARTS = 2
 
 
 class _Queue:
-    """The shared job queue (a list under a lock; the pool threads pop from its front)."""
+    """The shared job queue (a list under a lock; the pool threads pop from its front).
 
-    def __init__(self, jobs: Sequence[Job]) -> None:
+    With ``take`` (:meth:`.claims.Claims.take` of a job) a job is handed out only once it is
+    this process's: a job another live process holds waits at the back (asked again every
+    ``poll`` seconds once nothing else is left); one graded meanwhile goes to ``elsewhere``."""
+
+    def __init__(self, jobs: Sequence[Job], take=None, poll: float = 0.5) -> None:
         self.jobs, self.lock = list(jobs), threading.Lock()
+        self.take, self.poll = take, poll
+        self.waiting: list[Job] = []
+        self.elsewhere: list[Job] = []
 
     def pop(self) -> Job | None:
-        with self.lock:
-            return self.jobs.pop(0) if self.jobs else None
+        while True:
+            with self.lock:
+                if not self.jobs and not self.waiting:
+                    return None
+                job = self.jobs.pop(0) if self.jobs else self.waiting.pop(0)
+            if self.take is None:
+                return job
+            verdict = self.take(job)
+            if verdict == "mine":
+                return job
+            with self.lock:
+                (self.elsewhere if verdict == "done" else self.waiting).append(job)
+                idle = not self.jobs and verdict != "done"
+            if idle:
+                time.sleep(self.poll)
 
 
 #: The command that starts one worker (:mod:`.worker`); the pool appends nbgrader's arguments.
@@ -199,10 +192,12 @@ def _stop(proc: subprocess.Popen | None) -> None:
 
 
 def drain(
-    course: Path, queue: _Queue, cmd: Sequence[str], env: dict[str, str], on_done=None
-) -> list[Outcome]:
+    course: Path, queue: _Queue, cmd: Sequence[str], env: dict[str, str], on_done=None,
+    on_outcome=None,
+) -> list[Outcome]:  # fmt: skip
     """One pool thread: a worker process (``cmd``) grading jobs from ``queue`` until it is
-    empty. A worker that dies is replaced (at most :data:`RESTARTS` times); its job fails."""
+    empty. A worker that dies is replaced (at most :data:`RESTARTS` times); its job fails.
+    ``on_outcome(outcome)`` and ``on_done(job)`` are called after each job."""
     outcomes: list[Outcome] = []
     with tempfile.TemporaryFile("w+") as log:  # the worker's stderr: nbgrader's log
         proc, restarts = None, 0
@@ -219,6 +214,8 @@ def drain(
                 proc, restarts = None, restarts + 1
             else:
                 outcomes.append(Outcome(job, 0 if reply.get("ok") else 1, 1, reply.get("log", "")))
+            if on_outcome:
+                on_outcome(outcomes[-1])
             if on_done:
                 on_done(job)
             if restarts > RESTARTS:
@@ -243,32 +240,6 @@ def _ask(proc: subprocess.Popen, job: Job) -> dict | None:
     return reply if same else None
 
 
-def verify(course: Path, jobs: Sequence[Job]) -> list[Job]:
-    """The jobs whose grades are not all in the gradebook exactly once (or not on disk)."""
-    from nbgrader.api import Gradebook, MissingEntry
-
-    bad = []
-    with Gradebook(db_url(course)) as gb:
-        for job in jobs:
-            try:
-                sub = gb.find_submission(job.assignment, job.student)
-            except MissingEntry:
-                bad.append(job)
-                continue
-            source = gb.find_assignment(job.assignment)
-            for nb in source.notebooks:
-                graded = Path(course) / "gradebook" / "autograded" / job.student
-                path = graded / job.assignment / f"{nb.name}.ipynb"
-                wanted = sorted(c.name for c in nb.grade_cells)
-                got = [g for g in sub.notebooks if g.name == nb.name]
-                names = sorted(g.name for g in got[0].grades) if len(got) == 1 else []
-                # (a test cell the learner deleted has a grade row without an auto score)
-                if names != wanted or not path.exists():
-                    bad.append(job)
-                    break
-    return bad
-
-
 def grade_all(
     course: Path,
     *,
@@ -279,6 +250,8 @@ def grade_all(
     env: dict[str, str] | None = None,
     progress: bool = True,
     worker: Sequence[str] = WORKER,
+    shard: Shard | str | None = None,
+    lease: float = LEASE,
 ) -> GradeRun:
     """Autograde every submission under ``gradebook/submitted`` with ``workers`` processes.
 
@@ -291,90 +264,102 @@ def grade_all(
         env: the environment of the nbgrader processes (default: this process's).
         progress: draw a progress bar on stderr.
         worker: the command of one worker, to which the nbgrader arguments are appended.
+        shard: grade only this share of the learners (``"i/N"``, :mod:`.shards`).
+        lease: seconds after which a dead process's claims pass to this one (:mod:`.claims`).
     """
-    course = Path(course)
+    course, clock = Path(course), time.monotonic()
+    shard = Shard.parse(shard) if isinstance(shard, str) else shard
     everything = find_jobs(course, assignments)
-    ledger = Ledger.load(course)
+    everything = shard.select(everything) if shard else everything
+    store = open_records(course)
+    owner = new_owner(f"shard {shard}" if shard else "")
+    ledger = Ledger.open(course, store, owner)
     digests = content_digests(course, everything, _env(env))
     rejected, jobs, skipped = [], [], []
     for job in everything:
         why = check_submission(folder(course, job))
         if why:
             rejected.append((job, why))
-            ledger.record(job_key(job), digests[job], "not graded", why)
+            if ledger.entries.get(job_key(job), {}).get("digest") != digests[job]:
+                ledger.record(job_key(job), digests[job], "not graded", why)
         elif not force and ledger.unchanged(job_key(job), digests[job]):
             skipped.append(job)
         else:
             jobs.append(job)
     if not jobs:
         ledger.save(course)
-        return GradeRun((), (), tuple(skipped), tuple(rejected))
+        summary = Summary(0, len(skipped), 0, len(rejected), time.monotonic() - clock)
+        return GradeRun((), (), tuple(skipped), tuple(rejected), (), summary)
     prepare(course, jobs, env)
     workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
-    bar = Progress(len(jobs), enabled=progress)
-    queue = _Queue(order_jobs(course, jobs))
+    bar = Progress(len(jobs), enabled=progress, label=f"shard {shard}" if shard else "")
     cmd = [*worker, "--force", *extra]  # the ledger decided: these are to be (re)graded
     wenv = worker_env(env, workers)
     outcomes: dict[Job, Outcome] = {}
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [
-            pool.submit(
-                drain, course, queue, cmd, wenv,
-                lambda job: bar.step(f"{job.student}/{job.assignment}"),
-            )
-            for _ in range(workers)
-        ]  # fmt: skip
-        for fut in as_completed(futures):
-            for out in fut.result():
-                outcomes[out.job] = out
-    bar.close()
+    recorded: set[Job] = set()
+
+    def finished(out: Outcome) -> None:  # record a verified grade at once: a kill loses nothing
+        ok = out.returncode == 0 and not verify(course, [out.job])
+        if ok:
+            ledger.record(job_key(out.job), digests[out.job], "graded")
+            recorded.add(out.job)
+        bar.step(job_key(out.job), ok)
+
+    with Claims(store, owner, force=force, lease=lease) as claims:
+        queue = _Queue(
+            order_jobs(course, jobs), lambda job: claims.take(job_key(job), digests[job])
+        )
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = [
+                pool.submit(drain, course, queue, cmd, wenv, None, finished) for _ in range(workers)
+            ]
+            for fut in as_completed(futures):
+                for out in fut.result():
+                    outcomes[out.job] = out
+        bar.close()
+        missing = _grade_the_rest(course, jobs, outcomes, recorded, queue, claims, extra, env)
+        for job in jobs:  # each outcome not yet in the ledger
+            if job in missing:
+                ledger.record(job_key(job), digests[job], "not graded", outcomes[job].log[-500:])
+            elif job in outcomes and job not in recorded:
+                ledger.record(job_key(job), digests[job], "graded")
+    ledger.save(course)
+    mine = [j for j in jobs if j in outcomes]
+    elsewhere = tuple(j for j in jobs if j not in outcomes)
+    summary = Summary(
+        len(mine) - len(missing), len(skipped), len(elsewhere), len(missing) + len(rejected),
+        time.monotonic() - clock,
+    )  # fmt: skip
+    return GradeRun(
+        tuple(outcomes[j] for j in mine), tuple(missing), tuple(skipped), tuple(rejected),
+        elsewhere, summary,
+    )  # fmt: skip
+
+
+def _grade_the_rest(course, jobs, outcomes, recorded, queue, claims, extra, env) -> list[Job]:
+    """After the pool: grade again, alone, each job of this process that is not recorded
+    (its worker died, the database was away); the jobs still without grades."""
+    elsewhere = set(queue.elsewhere)
     for job in jobs:  # left in the queue when every worker had died: graded below
-        outcomes.setdefault(job, Outcome(job, 1, 0, "not graded by the pool"))
-    failed = {j for j in jobs if outcomes[j].returncode != 0}
-    unverified = set(verify(course, jobs))
-    missing = [j for j in jobs if j in failed or j in unverified]
+        if job not in elsewhere and job not in outcomes:
+            if _mine(queue, job):
+                outcomes[job] = Outcome(job, 1, 0, "not graded by the pool")
+    missing = [j for j in jobs if j in outcomes and j not in recorded]
+    if missing:  # the database may have been away: wait for it before grading again
+        gradebook_db.wait_until_reachable(db_url(course))
     for job in missing:  # alone now: whatever went wrong was not the student's fault
         out = grade_one(course, job, force=True, extra=extra, env=env)
         outcomes[job] = Outcome(job, out.returncode, outcomes[job].tries + 1, out.log)
-    missing = verify(course, missing) if missing else []
-    for job in jobs:  # the one place outcomes are written to the ledger
-        if job in missing:
-            ledger.record(job_key(job), digests[job], "not graded", outcomes[job].log[-500:])
-        else:
-            ledger.record(job_key(job), digests[job], "graded")
-    ledger.save(course)
-    return GradeRun(
-        tuple(outcomes[j] for j in jobs), tuple(missing), tuple(skipped), tuple(rejected)
-    )
+    return verify(course, missing) if missing else []
 
 
-class Progress:
-    """A one-line text progress bar (``[#####-----] 12/40 alice/fusion``) on stderr."""
-
-    def __init__(self, total: int, *, enabled: bool = True, width: int = 30) -> None:
-        self.total, self.done, self.width, self.enabled = total, 0, width, enabled
-        self.start = time.monotonic()  # only for the ETA shown to a person, never in results
-        self.lock = threading.Lock()  # workers' threads step it
-
-    def step(self, label: str) -> None:
-        with self.lock:
-            self.done = min(self.total, self.done + 1)
-            if self.enabled:
-                self._draw(label)
-
-    def _draw(self, label: str) -> None:
-        filled = self.width * self.done // max(1, self.total)
-        rate = (time.monotonic() - self.start) / self.done
-        eta = rate * (self.total - self.done)
-        bar = "#" * filled + "-" * (self.width - filled)
-        sys.stderr.write(
-            f"\r[{bar}] {self.done}/{self.total} graded, ~{eta:4.0f} s left  {label[:30]:30}"
-        )
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            sys.stderr.write("\n")
+def _mine(queue: _Queue, job: Job) -> bool:
+    """Claim a job the pool left (all its workers died) for grading alone."""
+    while True:
+        verdict = queue.take(job)
+        if verdict != "busy":
+            return verdict == "mine"
+        time.sleep(queue.poll)
 
 
 def copy_demo_submissions(course: Path, demos: Path) -> int:

@@ -16,7 +16,7 @@ Instance kinds (what the learner's function gets, and how the answer is scored):
 ========== ============================== ===============================================
 kind       learner's function             score
 ========== ============================== ===============================================
-classify   ``pattern_of(op)``,            exact: fraction of correct items
+classify   ``pattern_of(op)``,            exact: correct items beyond a constant guess
            ``may_fuse(producer, consumer)``
 fusion     ``fn(graph, chip) -> Partition`` cycles between reference and no fusion
 liveness   ``fn(graph, schedule)``          exact: fraction of correct usage records

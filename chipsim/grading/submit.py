@@ -29,6 +29,17 @@ from chipsim.grading.scoring import feedback_language
 from chipsim.i18n import tr
 
 
+class NotFullCredit(AssertionError):
+    """Raised by :func:`submit` under ``nbgrader validate`` when a part is not fully solved.
+
+    nbgrader's Validate reads a test cell without an error as full credit, so a blank or
+    broken part would "pass". Under Validate (only there: the autograder's own copy of the
+    cell never raises, so partial credit still counts at grading time) an answer below full
+    marks on the visible instances becomes this error, whose message is the score's
+    explanation.
+    """
+
+
 class Answer:
     """What a test cell returns: the answer document, and a provisional score to look at."""
 
@@ -87,7 +98,17 @@ def submit(
         from chipsim.grading.grade import score_answer
 
         provisional = score_answer(part, doc, points=part.points, required=[i.id for i in chosen])
+        if _validating() and provisional.score < provisional.points:
+            raise NotFullCredit(
+                f"not there yet: {provisional.score:g} of {provisional.points:g} points on the "
+                "visible instances.\n" + provisional.explain()
+            )
     return Answer(part, doc, provisional)
+
+
+def _validating() -> bool:
+    """Is this kernel run by ``nbgrader validate`` (the command or the Validate button)?"""
+    return os.environ.get("NBGRADER_EXECUTION") == "validate"
 
 
 def _bound(part: Part) -> Part:

@@ -99,7 +99,23 @@ class AutogradeWorker(AutogradeApp):
         channel.write(json.dumps(message) + "\n")
 
 
+def die_with_parent() -> None:
+    """Linux: this worker is killed when the grading process that started it dies (a shard
+    killed mid-run leaves no worker grading behind its back; its re-run grades what was left)."""
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the parent died before the line above
+        os._exit(1)
+
+
 main = AutogradeWorker.launch_instance
 
 if __name__ == "__main__":
+    die_with_parent()
     main()

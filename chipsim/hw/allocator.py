@@ -221,14 +221,35 @@ class CachingAllocator:
     def _raise_oom(self, nbytes: int, size: int) -> None:
         reserved = self.reserved_bytes
         cached = reserved - self.allocated_bytes
+        pool = "small" if size <= SMALL_SIZE else "large"
+        other = "large" if pool == "small" else "small"
+        free = {p: sum(k[0] for k in keys) for p, keys in self._free.items()}
+        largest = {p: max((k[0] for k in keys), default=0) for p, keys in self._free.items()}
         raise OutOfMemoryError(
             f"DRAM out of memory: tried to allocate {_mib(nbytes)} (rounded to {_mib(size)}). "
             f"Capacity {_mib(self.capacity)}; {_mib(self.allocated_bytes)} allocated by live "
             f"tensors; {_mib(reserved)} reserved in {len(self.segments)} segments, of which "
             f"{_mib(cached)} is free but fragmented (largest free block "
             f"{_mib(self.largest_free_block())}); {_mib(self.capacity - reserved)} never "
-            f"reserved. Delete tensors you no longer need, or use smaller tensors."
+            f"reserved (largest gap {_mib(self._largest_gap())}).\n"
+            f"Why: the allocator keeps two pools and a block never moves between them: "
+            f"requests up to {_mib(SMALL_SIZE)} are cut from {_mib(SMALL_SEGMENT)} segments "
+            f"(the small pool), larger ones from the large pool's segments. This "
+            f"request needs one piece of {_mib(size)} from the {pool} pool, whose free blocks "
+            f"hold {_mib(free[pool])} (largest {_mib(largest[pool])}); the {_mib(free[other])} "
+            f"free in the {other} pool cannot serve it, and no gap between segments is wide "
+            f"enough for a new one.\n"
+            f"Delete tensors you no longer need, or use smaller tensors."
         )
+
+    def _largest_gap(self) -> int:
+        """The widest run of never-reserved bytes (a new segment needs one piece)."""
+        gaps, cursor = [], 0
+        for seg in self.segments:
+            gaps.append(seg.offset - cursor)
+            cursor = seg.offset + seg.size
+        gaps.append(self.capacity - cursor)
+        return max(gaps)
 
 
 def _mib(n: int) -> str:

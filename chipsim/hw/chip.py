@@ -25,6 +25,8 @@ from typing import Any
 from chipsim.errors import ChipConfigError
 
 PRESET_DIR = Path(__file__).parent / "presets"
+#: Element types a chip description may name (the ISA's storage formats).
+DTYPE_NAMES = ("f32", "f16", "bf16", "i8", "i32", "i64", "bool", "u8")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,12 +57,35 @@ class SIMD:
 
 @dataclass(frozen=True, slots=True)
 class TensorCore:
-    """A matrix unit: one operation multiplies an (m, k) tile by a (k, n) tile and accumulates."""
+    """A matrix unit: one operation multiplies an (m, k) tile by a (k, n) tile and accumulates.
+
+    ``dtypes`` are the element types it multiplies at full rate; a float contraction of any
+    other type runs on the MAC array (a GPU's CUDA cores). ``tf32_cycles_per_tile`` > 0 says
+    the unit also has a TensorFloat-32 mode for f32 inputs at that many cycles per tile; it is
+    used only when ``allow_tf32`` is set (an explicit opt-in, as in PyTorch), see
+    :meth:`Chip.with_tf32`.
+    """
 
     tile: tuple[int, int, int] = (4, 4, 4)  # (m, n, k)
     count: int = 1  # tile operations started per ``cycles_per_tile`` cycles
     cycles_per_tile: int = 1
     fixed_cycles: int = 4
+    dtypes: tuple[str, ...] = ("f16", "bf16", "f32")
+    tf32_cycles_per_tile: int = 0
+    allow_tf32: bool = False
+    sustained_pct: int = 100  # share of the peak rate a long run sustains (issue pipelines)
+
+    def takes(self, dtype: str) -> bool:
+        """Whether a contraction of ``dtype`` elements runs on this unit."""
+        return dtype in self.dtypes or (
+            dtype == "f32" and self.allow_tf32 and self.tf32_cycles_per_tile > 0
+        )
+
+    def tile_cycles(self, dtype: str) -> int:
+        """Cycles per tile operation for ``dtype`` (TF32 mode for f32 if that is how it runs)."""
+        if dtype == "f32" and "f32" not in self.dtypes and self.tf32_cycles_per_tile > 0:
+            return self.tf32_cycles_per_tile
+        return self.cycles_per_tile
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +105,14 @@ class DRAM:
     """Off-chip memory: large, slow, far away."""
 
     capacity_bytes: int = 64 * 2**20
-    bytes_per_cycle: int = 16
+    bytes_per_cycle: int = 16  # peak (datasheet)
     latency_cycles: int = 100
+    sustained_pct: int = 100  # share of the peak a streaming kernel reaches
+
+    @property
+    def sustained_bytes_per_cycle(self) -> int:
+        """The bandwidth a long stream reaches: ``bytes_per_cycle * sustained_pct / 100``."""
+        return max(1, self.bytes_per_cycle * self.sustained_pct // 100)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +124,22 @@ class SRAM:
 
 
 @dataclass(frozen=True, slots=True)
+class SMs:
+    """A GPU's streaming multiprocessors (optional: ``count = 0``, the default, means the chip
+    is not built of SMs and none of this applies).
+
+    A kernel runs as blocks, one SM each; ``shared_bytes`` is one SM's shared memory, the
+    on-chip budget of one block. A reduction keeps a row on chip only while the row's f32
+    working copy fits ``row_budget_bytes``; a longer row is streamed from DRAM again for each
+    reduction pass (see :func:`chipsim.hw.isa.cost`, opcode ``refetch``).
+    """
+
+    count: int = 0
+    shared_bytes: int = 0
+    row_budget_bytes: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Registers:
     """The register file the units compute from."""
 
@@ -101,10 +148,38 @@ class Registers:
 
 @dataclass(frozen=True, slots=True)
 class Launch:
-    """Cost of starting a kernel: from Python (eager dispatch) or inside a compiled program."""
+    """What starting a kernel costs, split as on a GPU driven from Python.
+
+    * host dispatch, per kind of call (the host is busy; kernels queue ahead of the chip):
+      ``eager_cycles`` for a framework's own kernel (PyTorch's ATen), ``library_cycles`` for
+      a call into the vendor library (a contraction: cuBLAS), ``compiled_cycles`` for a call
+      into a compiled function (``torch.compile``'s wrapper); ``graph_cycles`` for the next
+      kernel inside a compiled program;
+    * ``overlap_cycles``: how much of an eager call's dispatch comes *after* its kernel is
+      launched (the call returning to Python), running beside the kernel; ``compiled_overlap``
+      the same for a compiled call (its wrapper's bookkeeping after the launch);
+    * ``device_cycles``: from an eager launch on the host to the kernel starting on the chip;
+    * ``sync_cycles``: the host noticing the chip is done (``download``, ``synchronize``).
+
+    A field left at 0 means "as ``eager_cycles``" (library/compiled) or "free" (device, sync).
+    """
 
     eager_cycles: int = 2000
     graph_cycles: int = 200
+    library_cycles: int = 0
+    compiled_cycles: int = 0
+    overlap_cycles: int = 0
+    compiled_overlap_cycles: int = 0
+    device_cycles: int = 0
+    sync_cycles: int = 0
+
+    @property
+    def library(self) -> int:
+        return self.library_cycles or self.eager_cycles
+
+    @property
+    def compiled(self) -> int:
+        return self.compiled_cycles or self.eager_cycles
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +203,7 @@ _PARTS = {
     "dram": DRAM,
     "sram": SRAM,
     "registers": Registers,
+    "sm": SMs,
     "launch": Launch,
     "energy": Energy,
 }
@@ -148,8 +224,40 @@ class Chip:
     dram: DRAM = field(default_factory=DRAM)
     sram: SRAM = field(default_factory=SRAM)
     registers: Registers = field(default_factory=Registers)
+    sm: SMs = field(default_factory=SMs)
     launch: Launch = field(default_factory=Launch)
     energy: Energy = field(default_factory=Energy)
+
+    # -- unit selection --------------------------------------------------------------------
+    def contraction_unit(self, dtype: str) -> str:
+        """The unit a contraction (matmul, conv) of ``dtype`` elements runs on.
+
+        ``"tensor"`` when the tensor core takes the dtype (see :attr:`TensorCore.dtypes`),
+        otherwise ``"mac"``: the MAC array (integers, and on a GPU full-precision f32 on the
+        CUDA cores).
+
+        Example:
+            >>> gpu = get_chip("datacenter-gpu")
+            >>> gpu.contraction_unit("bf16"), gpu.contraction_unit("f32")
+            ('tensor', 'mac')
+            >>> gpu.with_tf32().contraction_unit("f32")
+            'tensor'
+        """
+        return "tensor" if self.tensor_core.takes(dtype) else "mac"
+
+    def with_tf32(self, enabled: bool = True) -> Chip:
+        """A copy whose f32 contractions use the tensor core's TF32 mode (if it has one).
+
+        Raises:
+            ChipConfigError: the chip's tensor core has no TF32 mode.
+        """
+        if enabled and self.tensor_core.tf32_cycles_per_tile == 0:
+            raise ChipConfigError(
+                f"chip {self.name!r}: its tensor core has no TF32 mode "
+                f"(tensor_core.tf32_cycles_per_tile is 0)"
+            )
+        tc = dataclasses.replace(self.tensor_core, allow_tf32=enabled)
+        return dataclasses.replace(self, tensor_core=tc)
 
     # -- derived peaks (per cycle and per second) -----------------------------------------
     @property
@@ -253,7 +361,20 @@ def _build_part(section: str, cls: type, values: Any, source: str) -> Any:
         if key not in names:
             raise ChipConfigError(f"{source}: unknown field {where!r}; known: {', '.join(names)}")
         default = names[key].default
-        if isinstance(default, str):
+        if isinstance(default, bool):
+            if not isinstance(value, bool):
+                raise ChipConfigError(f"{source}: {where}: expected true or false, got {value!r}")
+        elif isinstance(default, tuple) and default and isinstance(default[0], str):
+            if not isinstance(value, (list, tuple)) or any(v not in DTYPE_NAMES for v in value):
+                raise ChipConfigError(
+                    f"{source}: {where}: expected a list of dtype names "
+                    f"({', '.join(DTYPE_NAMES)}), got {value!r}"
+                )
+            value = tuple(value)
+        elif isinstance(default, int) and default == 0:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ChipConfigError(f"{source}: {where}: expected an int >= 0, got {value!r}")
+        elif isinstance(default, str):
             if not isinstance(value, str):
                 raise ChipConfigError(f"{source}: {where}: expected a string, got {value!r}")
         elif isinstance(default, tuple):

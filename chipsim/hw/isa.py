@@ -46,11 +46,13 @@ OPCODES: dict[str, str] = {
     "load": "dma",
     "store": "dma",
     "copy": "dma",
+    "refetch": "dma",
     "mma": "tensor",
     "mac": "mac",
     "vec": "simd",
     "scalar": "alu",
     "launch": "host",
+    "launch_library": "host",
     "launch_graph": "host",
     "sync": "host",
 }
@@ -165,10 +167,12 @@ def simd_ops(chip: Chip, elements: int, slots: int = 1) -> int:
 
 def _dma_cycles(instr: Instr, chip: Chip) -> int:
     levels = {o.level for o in (*instr.srcs, *instr.dsts)}
+    if instr.opcode == "refetch":  # a timing-only re-read from DRAM (its data is on chip)
+        levels = {"dram"}
     bpc = chip.dma.bytes_per_cycle
     fixed = chip.dma.setup_cycles
     if "dram" in levels:
-        bpc = min(bpc, chip.dram.bytes_per_cycle)
+        bpc = min(bpc, chip.dram.sustained_bytes_per_cycle)
         fixed += chip.dram.latency_cycles
     if "sram" in levels:
         bpc = min(bpc, chip.sram.bytes_per_cycle)
@@ -188,12 +192,16 @@ def cost(instr: Instr, chip: Chip) -> int:
     if unit == "host":
         if instr.opcode == "launch":
             return chip.launch.eager_cycles
+        if instr.opcode == "launch_library":
+            return chip.launch.library
         if instr.opcode == "launch_graph":
             return chip.launch.graph_cycles
-        return 0
+        return chip.launch.sync_cycles
     if unit == "tensor":
         tc = chip.tensor_core
-        fixed, busy = tc.fixed_cycles, -(-instr.work // tc.count) * tc.cycles_per_tile
+        dtype = instr.srcs[0].dtype if instr.srcs else "f16"
+        rate = tc.count * tc.sustained_pct  # tile operations per 100 cycles
+        fixed, busy = tc.fixed_cycles, -(-instr.work * 100 // rate) * tc.tile_cycles(dtype)
     elif unit == "simd":
         fixed, busy = chip.simd.fixed_cycles, -(-instr.work // (chip.simd.lanes * chip.simd.count))
     elif unit == "mac":
@@ -214,5 +222,5 @@ def cost(instr: Instr, chip: Chip) -> int:
     busy = max(busy, -(-sram // chip.sram.bytes_per_cycle))
     if dram:
         fixed += chip.dram.latency_cycles
-        busy += -(-dram // chip.dram.bytes_per_cycle)
+        busy += -(-dram // chip.dram.sustained_bytes_per_cycle)
     return fixed + busy

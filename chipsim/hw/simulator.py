@@ -173,7 +173,11 @@ class Simulator:
             start = max(start, self._end)
         end = start + cost(instr, self.chip)
         if unit == "host":  # a launch or sync: the next kernel waits for it and for all before
-            self._floor = max(self._floor, end, self._end)
+            arrive = end
+            if instr.opcode in ("launch", "launch_library"):  # an eager launch reaches the chip
+                launch = self.chip.launch  # after the device's latency; the host's return
+                arrive += launch.device_cycles - min(launch.overlap_cycles, end - start)
+            self._floor = max(self._floor, arrive, self._end)
         if self.functional:
             self._execute(instr)
         for level, lo, hi in src_ranges:

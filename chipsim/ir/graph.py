@@ -146,7 +146,8 @@ class Graph:
     nodes: tuple[Node, ...]
     outputs: tuple[Value, ...]
     name: str = "graph"
-    _users: dict = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+    # a cache of users(): not an init field, so dataclasses.replace() starts a fresh one
+    _users: dict = field(default=None, init=False, repr=False, compare=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "inputs", tuple(self.inputs))
@@ -183,7 +184,6 @@ class Graph:
         return {n: i for i, n in enumerate(self.nodes)}
 
     def replace(self, **changes: Any) -> Graph:
-        changes.setdefault("_users", None)
         return replace(self, **changes)
 
     # -- views (implemented in sibling modules, exposed here for convenience) ----------------

@@ -4,7 +4,8 @@ This is the chapter's "W in DRAM, x in cache, b in registers" made concrete. The
 in order (the first that applies wins):
 
 1. **Small constants** (a bias, a scale; at most :data:`REGISTER_LIMIT_BYTES` and rank <= 1)
-   go to **registers**: every tile of every kernel reads them, so they are loaded once.
+   go to **registers** while the register file has room: every tile of every kernel reads
+   them, so they are loaded once. When it is full, the rest stay in DRAM like weights.
 2. **Other constants** (weights) stay in **DRAM** and are streamed tile by tile: they are
    read once per kernel, so keeping them on chip would waste the scarce SRAM.
 3. **Activations** — graph inputs and tensors passed from one kernel to the next — go to
@@ -12,23 +13,33 @@ in order (the first that applies wins):
    arena may use (:data:`ARENA_SHARE` of it; the rest is the kernels' tile scratch).
    A tensor whose slot ends beyond that share **spills** to DRAM (same offset, inside a DRAM
    activation region): a smaller plan keeps more tensors on chip, and the program runs faster.
+   An input that its one kernel streams tile by tile stays in DRAM, as in eager mode.
 4. **Graph outputs** are written to **DRAM**, where the host reads them.
 5. Values produced and consumed inside one fused kernel get **no** placement: they live in
    the kernel's tile buffers and never leave the chip.
+
+DRAM is laid out as weights, the inputs (where the host writes them), the outputs, then the
+spilled activations; kernels' spill scratch goes above. If that does not fit the chip's DRAM,
+:func:`place` refuses the program with an :class:`~chipsim.errors.OutOfMemoryError` that
+names the tensors: the error comes at compile time, not when the program runs.
 """
 
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from chipsim.errors import OutOfMemoryError
 from chipsim.ir.graph import Graph, Value
 
 #: Largest constant (bytes) kept in registers.
 REGISTER_LIMIT_BYTES = 256
 #: Fraction of SRAM the activation arena may use; the rest is tile scratch for kernels.
 ARENA_SHARE = 0.5
+#: Every tensor starts at a multiple of this many bytes, at every level.
+ALIGN = 64
 
 DRAM, SRAM, REG = "dram", "sram", "reg"
 
@@ -51,6 +62,8 @@ class Placement:
     slots: dict[Value, Slot]
     arena_bytes: int
     arena_level: str
+    host_inputs: dict[Value, int] = field(default_factory=dict)  # DRAM address of each input
+    dram_bytes: int = 0  # DRAM laid out so far; kernels' spill scratch goes above it
 
     def level(self, value: Value) -> str | None:
         slot = self.slots.get(value)
@@ -115,50 +128,167 @@ class Placement:
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def align_up(n: int, alignment: int = ALIGN) -> int:
+    """``n`` rounded up to a multiple of ``alignment`` (every tensor starts 64-byte aligned)."""
+    return -(-n // alignment) * alignment
+
+
 def arena_budget(chip: Any) -> int:
     """Bytes of SRAM the activation arena may use on ``chip`` (64-byte aligned)."""
-    return int(chip.sram.capacity_bytes * ARENA_SHARE) // 64 * 64
+    return int(chip.sram.capacity_bytes * ARENA_SHARE) // ALIGN * ALIGN
 
 
-def place(graph: Graph, arena_values: dict[Value, int], arena_bytes: int, chip: Any) -> Placement:
-    """Choose a memory level for every tensor that lives between kernels.
+def is_small_constant(node: Any) -> bool:
+    """A constant small enough for the register file (a bias, a scale): rule 1."""
+    return (
+        node.op == "constant" and node.type.nbytes <= REGISTER_LIMIT_BYTES and node.type.rank <= 1
+    )
+
+
+class _Level:
+    """One memory level being filled from address 0 upwards, with its capacity checked."""
+
+    def __init__(self, name: str, capacity: int) -> None:
+        self.name, self.capacity, self.end = name, capacity, 0
+        self.held: list[tuple[str, int]] = []  # (tensor, bytes) in address order
+
+    def fits(self, nbytes: int) -> bool:
+        return self.end + align_up(nbytes) <= self.capacity
+
+    def take(self, label: str, nbytes: int) -> int:
+        offset, self.end = self.end, self.end + align_up(nbytes)
+        self.held.append((label, nbytes))
+        return offset
+
+
+def check_capacity(level: str, capacity: int, held: Sequence[tuple[str, int]], what: str) -> None:
+    """Raise :class:`~chipsim.errors.OutOfMemoryError` if ``held`` (tensor, bytes) overflows.
+
+    ``what`` says what the program is, for the message; the tensors are listed largest first.
+    """
+    total = sum(align_up(n) for _, n in held)
+    if total <= capacity:
+        return
+    big = sorted(held, key=lambda t: -t[1])
+    listed = ", ".join(f"{name} ({_mib(n)})" for name, n in big[:6])
+    more = f" and {len(big) - 6} more" if len(big) > 6 else ""
+    raise OutOfMemoryError(
+        f"{level.upper()} out of memory: {what} needs {_mib(total)} of {level.upper()} but the "
+        f"chip has {_mib(capacity)}. It holds {listed}{more}. Use smaller inputs (e.g. a "
+        f"smaller batch, run the work in pieces), or a chip with more {level.upper()}."
+    )
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2**20:.2f} MiB" if n >= 2**20 else f"{n:,} B"
+
+
+def place(
+    graph: Graph,
+    arena_values: dict[Value, int],
+    arena_bytes: int,
+    chip: Any,
+    *,
+    streamed: Collection[Value] = (),
+) -> Placement:
+    """Choose a memory level and an address for every tensor that lives between kernels.
+
+    Every level's capacity is checked: constants beyond the register file go to DRAM, the
+    activations beyond the arena's share of SRAM spill to DRAM, and a program whose DRAM
+    layout (weights, inputs, outputs, spilled activations) exceeds the chip's DRAM is refused
+    with an :class:`~chipsim.errors.OutOfMemoryError` naming the tensors.
 
     Args:
         graph: the graph being compiled.
         arena_values: the activations the memory plan placed, with their plan offsets.
         arena_bytes: the plan's arena size.
-        chip: the target chip (its ``sram.capacity_bytes`` decides what stays on chip).
+        chip: the target chip (capacities of its registers, SRAM and DRAM).
+        streamed: graph inputs the kernel that reads them streams from DRAM tile by tile
+            (copying them on chip first would only delay that kernel); they stay in DRAM.
     """
     budget = arena_budget(chip)
     arena_level = SRAM if arena_bytes <= budget else DRAM
+    names = graph.names()
     slots: dict[Value, Slot] = {}
     outputs = set(graph.outputs)
-    weight_offset = reg_offset = 0  # weights pack DRAM from 0, small constants the registers
-    for node in graph.nodes:
+    regs = _Level(REG, chip.registers.capacity_bytes)
+    dram = _Level(DRAM, chip.dram.capacity_bytes)
+
+    def label(v: Value) -> str:
+        return f"{v.hint or names[v]}: {v.type}"
+
+    for node in graph.nodes:  # rules 1 and 2: constants
         if node.op != "constant":
             continue
-        v, size = node.output, -(-node.type.nbytes // 64) * 64
-        if v.type.nbytes <= REGISTER_LIMIT_BYTES and v.type.rank <= 1:
+        v = node.output
+        if is_small_constant(node) and regs.fits(v.type.nbytes):
             why = "tiny and read by every tile: loaded into registers once"
-            slots[v] = Slot(REG, reg_offset, "small constant", why)
-            reg_offset += size
+            slots[v] = Slot(REG, regs.take(label(v), v.type.nbytes), "small constant", why)
+        elif is_small_constant(node):
+            why = "tiny, but the register file is full: kept in DRAM, loaded with its kernel"
+            slots[v] = Slot(DRAM, dram.take(label(v), v.type.nbytes), "small constant", why)
         else:
             why = "read once per kernel: streamed from DRAM tile by tile"
-            slots[v] = Slot(DRAM, weight_offset, "weight", why)
-            weight_offset += size
+            slots[v] = Slot(DRAM, dram.take(label(v), v.type.nbytes), "weight", why)
+    host = {v: dram.take(label(v), v.type.nbytes) for v in graph.inputs}  # the host writes here
+    for v in graph.outputs:  # rule 4
+        if v not in slots and v not in host:
+            why = "returned to the host, which reads DRAM"
+            slots[v] = Slot(DRAM, dram.take(label(v), v.type.nbytes), "output", why)
+        elif v in host:
+            slots[v] = Slot(DRAM, host[v], "output", "an input returned as it is")
+    spilled = {v: o for v, o in arena_values.items() if o + v.type.nbytes > budget}
+    spill_base = dram.take("spilled activations", arena_bytes) if spilled else dram.end
     share = f"{int(ARENA_SHARE * 100)}% of SRAM"
-    for v, offset in arena_values.items():
+    for v, offset in arena_values.items():  # rule 3
+        if v in outputs:
+            continue
         role = "input" if v in graph.inputs else "intermediate"
         end = offset + v.type.nbytes
-        if end <= budget:
+        if v in streamed:
+            why = "read by one kernel that streams it tile by tile, as eager mode does"
+            slots[v] = Slot(DRAM, host[v], role, why)
+        elif v not in spilled:
             slots[v] = Slot(SRAM, offset, role, f"its plan slot ends at {end:,} B, inside {share}")
+        elif v in host:
+            why = f"its plan slot ends at {end:,} B, beyond {share}: read where the host wrote it"
+            slots[v] = Slot(DRAM, host[v], role, why)
         else:
             why = f"its plan slot ends at {end:,} B, beyond {share}: spilled to DRAM"
-            slots[v] = Slot(DRAM, offset, role, why)
-    for v in graph.outputs:
-        if v not in slots or slots[v].role != "weight":
-            slots[v] = Slot(DRAM, 0, "output", "returned to the host, which reads DRAM")
+            slots[v] = Slot(DRAM, spill_base + offset, role, why)
     for v in graph.inputs:
-        if v not in slots and v not in outputs:
-            slots[v] = Slot(DRAM, 0, "input", "not read by any kernel")
-    return Placement(graph, slots, arena_bytes, arena_level)
+        if v not in slots:
+            slots[v] = Slot(DRAM, host[v], "input", "not read by any kernel")
+    check_capacity(DRAM, dram.capacity, dram.held, f"the compiled program {graph.name!r}")
+    return Placement(graph, slots, arena_bytes, arena_level, host, align_up(dram.end))
+
+
+def place_group(
+    graph: Graph, chip: Any, values: Sequence[Value], *, on_chip: bool
+) -> tuple[dict[Value, tuple[str, int]], int]:
+    """A stand-in placement of one group's inputs and outputs, for measuring it alone.
+
+    The fusion search measures a candidate kernel before the memory plan exists. It uses the
+    same rules as :func:`place`: small constants in registers while they fit, the activations
+    the kernel passes on in the arena's share of SRAM while they fit, the rest in DRAM. Without
+    ``on_chip`` every tensor is in DRAM (the most pessimistic layout: "does it spill?").
+
+    Returns:
+        ``{value: (level, offset)}`` and the first free DRAM address (for spill scratch).
+    """
+    producer = {n.output: n for n in graph.nodes}
+    outputs = set(graph.outputs)
+    regs = _Level(REG, chip.registers.capacity_bytes)
+    sram = _Level(SRAM, arena_budget(chip))
+    dram = _Level(DRAM, chip.dram.capacity_bytes)
+    where: dict[Value, tuple[str, int]] = {}
+    for v in values:
+        node = producer.get(v)
+        weight = node is not None and node.op == "constant"
+        if on_chip and weight and is_small_constant(node) and regs.fits(v.type.nbytes):
+            where[v] = (REG, regs.take("", v.type.nbytes))
+        elif on_chip and not weight and v not in outputs and sram.fits(v.type.nbytes):
+            where[v] = (SRAM, sram.take("", v.type.nbytes))
+        else:
+            where[v] = (DRAM, dram.take("", v.type.nbytes))
+    return where, dram.end

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from chipsim.codegen.dma import dma
 from chipsim.codegen.kernel import KernelSpec, Location
 from chipsim.codegen.lower import lower, scratch_bytes
 from chipsim.errors import ExecutionError
@@ -31,15 +32,8 @@ from chipsim.ir.graph import Graph, Value
 from chipsim.ir.interpreter import bind_inputs
 from chipsim.passes.fusion import Partition
 from chipsim.passes.memory import MemoryPlan
-from chipsim.passes.placement import DRAM, SRAM, Placement
+from chipsim.passes.placement import DRAM, SRAM, Placement, align_up, check_capacity
 from chipsim.runtime.report import KernelSpan, Report
-
-ALIGN = 64
-CONSTANT_ROLES = ("weight", "small constant")  # constants placement gave a home
-
-
-def _align(n: int) -> int:
-    return -(-n // ALIGN) * ALIGN
 
 
 def _operand(loc: Location, v: Value, name: str) -> Operand:
@@ -83,41 +77,13 @@ class Program:
 
     # -- layout -------------------------------------------------------------------------------
     def _layout(self) -> dict[Value, Location]:
-        """DRAM/SRAM/register address of every tensor the program keeps between kernels."""
-        graph, slots = self.graph, self.placement.slots
-        loc: dict[Value, Location] = {}
-        self._host_inputs: dict[Value, Location] = {}
-        dram = 0  # weights and small constants sit where placement put them
-        for node in graph.nodes:
-            slot = slots.get(node.output)
-            if node.op == "constant" and slot is not None and slot.role in CONSTANT_ROLES:
-                loc[node.output] = Location(slot.level, slot.offset)
-                if slot.level == DRAM:
-                    dram = max(dram, slot.offset + _align(node.type.nbytes))
-        for v in graph.inputs:
-            self._host_inputs[v] = Location(DRAM, dram)
-            dram += _align(v.type.nbytes)
-        for v in graph.outputs:
-            if v not in loc and v not in self._host_inputs:
-                loc[v] = Location(DRAM, dram)
-                dram += _align(v.type.nbytes)
-        spill_base = dram
-        dram += _align(self.plan.arena_size)
-        for v, slot in slots.items():
-            if slot.role not in ("input", "intermediate") or v in graph.outputs:
-                continue
-            if v in graph.inputs and slot.level == DRAM and v in self._host_inputs:
-                # an input that does not fit on chip is read where the host put it (copying
-                # it into the DRAM arena would only move every byte twice more)
+        """The address of every tensor the program keeps between kernels, as placed."""
+        loc = {v: Location(slot.level, slot.offset) for v, slot in self.placement.slots.items()}
+        self._host_inputs = {v: Location(DRAM, a) for v, a in self.placement.host_inputs.items()}
+        for v in self.graph.inputs:
+            if loc[v].level == DRAM:  # read where the host wrote it
                 loc[v] = self._host_inputs[v]
-                continue
-            loc[v] = Location(
-                SRAM if slot.level == SRAM else DRAM,
-                slot.offset if slot.level == SRAM else spill_base + slot.offset,
-            )
-        for v, where in self._host_inputs.items():
-            loc.setdefault(v, where)
-        self._scratch_base = _align(dram)
+        self._scratch_base = self.placement.dram_bytes
         return loc
 
     def _kernels(self) -> list[KernelSpec]:
@@ -129,7 +95,7 @@ class Program:
             (loc.offset + v.type.nbytes for v, loc in self.locations.items() if loc.level == SRAM),
             default=0,
         )
-        window = (_align(sram_used), self.chip.sram.capacity_bytes)
+        window = (align_up(sram_used), self.chip.sram.capacity_bytes)
         kernels = []
         for group in self.partition.groups:
             nodes = [graph.nodes[i] for i in group]
@@ -151,6 +117,12 @@ class Program:
             spec = KernelSpec(spec.name, spec.nodes, spec.inputs, spec.outputs, where, window)
             need = scratch_bytes(spec, self.chip)
             if need:
+                check_capacity(
+                    DRAM,
+                    self.chip.dram.capacity_bytes,
+                    [("the program's tensors", self._scratch_base), (f"{spec.name} scratch", need)],
+                    f"kernel {spec.name} of {self.graph.name!r}",
+                )
                 spec = KernelSpec(
                     spec.name,
                     spec.nodes,
@@ -184,16 +156,9 @@ class Program:
         for v, host in self._host_inputs.items():
             target = self.locations.get(v)
             if target is not None and target != host:
+                src, dst = _operand(host, v, names[v]), _operand(target, v, names[v])
                 self.instructions.append(
-                    Instr(
-                        "load",
-                        "dma",
-                        (_operand(host, v, names[v]),),
-                        (_operand(target, v, names[v]),),
-                        work=v.type.nbytes,
-                        kernel="load_inputs",
-                        label=f"load input {names[v]}",
-                    )
+                    dma("load", src, dst, "load_inputs", f"load input {names[v]}")
                 )
         if len(self.instructions) > first:
             self._spans.append(KernelSpan("load_inputs", first, len(self.instructions)))

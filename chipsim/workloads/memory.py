@@ -46,6 +46,7 @@ from chipsim.frontend.functions import where
 from chipsim.frontend.tracing import trace
 from chipsim.hw.allocator import MemorySample
 from chipsim.hw.chip import Chip, get_chip
+from chipsim.i18n import N_, tr
 from chipsim.runtime.device import ChipDevice
 
 ALIGN = 64
@@ -283,7 +284,7 @@ def training_loop(
         "eager_kernels_per_step": len(dev.spans) // steps if steps else 0,
         "compiled_kernels": len(program.kernels),
     }
-    return MemoryComparison("training loop (MLP)", target_chip.name, eager, static, details)
+    return MemoryComparison(N_("training loop (MLP)"), target_chip.name, eager, static, details)
 
 
 # -- workload 2: an inference service with varying shapes ---------------------------------------
@@ -348,7 +349,7 @@ def inference_service(
         "buckets": tuple(buckets),
         "padding_overhead": round(padded / sum(rows) - 1.0, 4),
     }
-    return MemoryComparison("inference service (MLP)", target_chip.name, eager, static, details)
+    return MemoryComparison(N_("inference service (MLP)"), target_chip.name, eager, static, details)
 
 
 # -- the out-of-memory case ---------------------------------------------------------------------
@@ -372,7 +373,7 @@ def out_of_memory_case(
     chip = small_dram_chip(capacity_bytes)
     cmp = inference_service(chip, requests=requests, seed=seed)
     details = dict(cmp.details, dram_capacity=capacity_bytes)
-    return dataclasses.replace(cmp, workload="inference service, small DRAM", details=details)
+    return dataclasses.replace(cmp, workload=N_("inference service, small DRAM"), details=details)
 
 
 # -- the picture --------------------------------------------------------------------------------
@@ -382,8 +383,6 @@ def plot_memory_over_time(cmp: MemoryComparison, ax: Any = None) -> Any:
     Returns the matplotlib Axes (one figure: three lines, MiB over allocator events).
     """
     import matplotlib.pyplot as plt
-
-    from chipsim.i18n import tr
 
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 3.5))
@@ -404,7 +403,7 @@ def plot_memory_over_time(cmp: MemoryComparison, ax: Any = None) -> Any:
     ax.set_title(
         tr(
             "{workload} on {chip}: static / eager reserved = {ratio:.2f}",
-            workload=cmp.workload,
+            workload=tr(cmp.workload),
             chip=cmp.chip,
             ratio=cmp.ratio,
         )

@@ -147,6 +147,17 @@ def example_inputs(graph: Graph, seed: int = 0) -> list[np.ndarray]:
     return [rng.normal(size=v.shape).astype(v.dtype.numpy) for v in graph.inputs]
 
 
+def output_scale(values: np.ndarray) -> float:
+    """The magnitude that absolute tolerances scale with: the largest finite value (at least 1).
+
+    An output may hold ``inf`` (e.g. ``exp`` of a large input) where both sides agree; taking
+    it into the scale would make the tolerance infinite and the comparison vacuous.
+    """
+    finite = np.abs(np.asarray(values, np.float64))
+    finite = finite[np.isfinite(finite)]
+    return max(1.0, float(finite.max())) if finite.size else 1.0
+
+
 def tolerance(graph: Graph) -> dict[str, float]:
     """f16 results carry ~3 decimal digits; f32 ones differ only by summation order."""
     low = any(v.dtype == f16 for v in (*graph.inputs, *graph.outputs))

@@ -89,7 +89,7 @@ tensor  type         role                level          offset  why
 %2      f32[64]      small constant      registers      0       tiny and read by every tile: loaded into registers once
 %3      f32[64]      fused intermediate  on-chip tiles  -       produced and consumed inside one kernel
 %4      f32[64]      fused intermediate  on-chip tiles  -       produced and consumed inside one kernel
-%5      f32[64]      output              DRAM           0       returned to the host, which reads DRAM
+%5      f32[64]      output              DRAM           12480   returned to the host, which reads DRAM
 activation arena: 192 bytes; 0 activation(s) spilled to DRAM"""  # noqa: E501
 
 

@@ -66,7 +66,9 @@ def f_asarray(t):
     return t + arr
 
 
-CASES = [f_if, f_bool, f_while, f_int, f_float, f_index, f_iter, f_numpy, f_asarray]
+BRANCHES = [f_if, f_bool, f_while, f_iter]
+VALUES = [f_int, f_float, f_index, f_numpy, f_asarray]
+CASES = BRANCHES + VALUES
 
 
 @pytest.mark.parametrize("fn", CASES, ids=[c.__name__ for c in CASES])
@@ -77,7 +79,20 @@ def test_control_flow_on_a_traced_tensor(fn):
     this_file = os.path.basename(__file__)
     assert f"{this_file}:{_offending_line(fn)}:" in msg, msg
     assert "# offending" in msg  # the source line is quoted
-    assert "chipsim.where" in msg and "chipsim.cond" in msg
+    if fn in BRANCHES:
+        assert "chipsim.where" in msg and "chipsim.cond" in msg
+        assert "cannot choose a branch" in msg
+
+
+@pytest.mark.parametrize("fn", VALUES, ids=[c.__name__ for c in VALUES])
+def test_asking_a_traced_tensor_for_its_value_says_it_has_none_yet(fn):
+    """float(x.sum()) or print(x.numpy()) chooses no branch: say what is really wrong."""
+    with pytest.raises(cs.TraceError) as info:
+        cs.trace(fn, X)
+    msg = str(info.value)
+    assert "a traced tensor has no value yet" in msg
+    assert "branch" not in msg and "control flow" not in msg
+    assert "return what you want to see" in msg and "eagerly" in msg
 
 
 def test_the_same_code_runs_eagerly():

@@ -129,12 +129,40 @@ def test_liveness_and_first_fit_are_exact():
     assert off_by_one.fraction == pytest.approx((len(rows) - 1) / len(rows))
 
 
-def test_classify_gives_credit_per_item():
+def test_classify_gives_credit_per_item_beyond_a_constant_guess():
     ans = submit("fusion_patterns", lambda op: "elementwise", lambda p, c: False, score=False)
     s = score_answer(PARTS["fusion_patterns"], ans.doc, points=2, required=["items_a"])
     # exp is elementwise; of the 6 visible pairs, C->C, R->R and O->E may not fuse
-    assert s.instances[0].message.startswith("4 of 11")
-    assert s.score == points_for(4 / 11, 2)
+    assert s.instances[0].message.startswith("4 of 11 items right")
+    assert s.score == 0.0  # ... which is what guessing gets
+
+
+@pytest.mark.parametrize("pattern", ["elementwise", "broadcast", "reduction", "opaque"])
+@pytest.mark.parametrize("fuses", [True, False])
+def test_a_constant_answer_earns_nothing_on_any_instance(monkeypatch, pattern, fuses):
+    monkeypatch.setenv(SEEDS_ENV, json.dumps(SEEDS))
+    ans = submit("fusion_patterns", lambda op: pattern, lambda p, c: fuses, hidden=True)
+    assert ans.provisional.score == 0.0, ans.provisional.explain()
+
+
+def test_classify_pays_for_each_half_that_is_known():
+    from chipsim.grading.checks import _always_fuses
+    from chipsim.ir.ops import get_op
+    from chipsim.passes.fusion import can_fuse
+
+    def pattern_of(op):
+        return get_op(op).pattern
+
+    def may_fuse(p, c):
+        return _always_fuses(can_fuse, p, c)
+
+    part = PARTS["fusion_patterns"]
+    full = score_answer(part, submit(part.id, pattern_of, may_fuse, score=False).doc, points=2,
+                        required=["items_a"])  # fmt: skip
+    assert full.score == 2.0
+    half = submit(part.id, pattern_of, lambda p, c: True, score=False)
+    s = score_answer(part, half.doc, points=2, required=["items_a"])
+    assert s.instances[0].fraction == pytest.approx(5 / 11)  # the 5 patterns, no pair
 
 
 def test_missing_malformed_and_misdirected_answers_score_zero():
@@ -218,3 +246,20 @@ def test_numerical_check_passes_a_valid_answer_and_names_the_wrong_output():
             return [o + (k == len(outs) - 1) for k, o in enumerate(outs)], report
 
     assert f"output {len(g.outputs) - 1} differs" in _mismatch(g, Garbled())
+
+
+def test_liveness_feedback_shows_the_expected_record_and_yours():
+    part = PARTS["memory_liveness"]
+    graph, order = built(part.id, "live_a")
+    rows = [
+        [r.id, r.size, r.first, r.last] for r in liveness(graph, [graph.nodes[i] for i in order])
+    ]
+    fp = graph_fingerprint(graph)
+    rid, size, first, last = rows[1]
+    rows[1][3] = last + 2
+    s = score_instance(part, part.instance("live_a"), {"graph": fp, "records": rows})
+    assert f"{rid}: expected {size} B live [{first}, {last})" in s.message
+    assert f"yours {size} B live [{first}, {last + 2})" in s.message
+    del rows[1]
+    s = score_instance(part, part.instance("live_a"), {"graph": fp, "records": rows})
+    assert f"yours has no record {rid}" in s.message

@@ -30,9 +30,13 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
         dims.discard(1)
         if len(dims) > 1:
             shown = " and ".join(str(list(s)) for s in shapes)
+            axis = i - rank  # numpy matches dimensions from the right: -1 is the last
+            sizes = " and ".join(str(s[axis]) for s in shapes if len(s) >= -axis)
+            which = "the last" if axis == -1 else f"{-axis} from the right"
             raise ShapeError(
-                f"shapes {shown} cannot be broadcast together (dimension {i} from the left of "
-                f"the result differs: {sorted(dims)}); reshape one operand or use broadcast_to"
+                f"shapes {shown} cannot be broadcast together: their dimension {axis} ({which})"
+                f" is {sizes}. Dimensions are matched from the right and must be equal or 1; "
+                "reshape one operand or use broadcast_to"
             )
         out.append(dims.pop() if dims else 1)
     return tuple(out)

@@ -1,0 +1,63 @@
+"""nbgrader's Validate (the command and the lab button) tells the truth about each part.
+
+nbgrader counts a test cell without an error as full credit, so before the fix the untouched
+release "passed all the tests". Now a blank or broken part fails Validate with the score's
+explanation, and a solved one passes. (Partial credit at grading time is checked by
+``test_grading_nbgrader.py::test_partial_solutions_score_between_in_order``.)
+"""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+from grading_course import ROOT, mix
+from nbgrader.validator import Validator
+
+ASSIGNMENTS = ("fusion", "memory_planning")
+
+
+def notebooks(assignment: str):
+    released = nbformat.read(ROOT / "exercises" / assignment / f"{assignment}.ipynb", 4)
+    solution = nbformat.read(ROOT / "solutions" / assignment / f"{assignment}.ipynb", 4)
+    code = [
+        c.metadata["nbgrader"]["grade_id"]
+        for c in solution.cells
+        if c.metadata.get("nbgrader", {}).get("solution")
+    ]
+    tests = [
+        c.metadata["nbgrader"]["grade_id"]
+        for c in solution.cells
+        if c.metadata.get("nbgrader", {}).get("grade") and c.cell_type == "code"
+    ]
+    return released, solution, code, tests
+
+
+def validate(tmp_path, nb, name: str) -> dict:
+    path = tmp_path / f"{name}.ipynb"
+    nbformat.write(nb, path)
+    return Validator().validate(str(path))
+
+
+def failed_parts(result: dict, nb) -> list[str]:
+    """The grade ids of the failed cells (Validator reports them by source)."""
+    by_source = {c.source: c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells}
+    return sorted(by_source[f["source"]] for f in result.get("failed", []))
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_untouched_release_fails_every_part(tmp_path, assignment):
+    released, _, _, tests = notebooks(assignment)
+    result = validate(tmp_path, released, "blank")
+    assert failed_parts(result, released) == sorted(tests)
+    errors = "\n".join(f["error"] for f in result["failed"])
+    assert "NotFullCredit" in errors and "0 of" in errors
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_solved_notebook_passes_and_half_solved_fails_the_rest(tmp_path, assignment):
+    released, solution, code, tests = notebooks(assignment)
+    full = mix(released, solution, set(code))
+    assert validate(tmp_path, full, "full") == {}
+    first = mix(released, solution, {code[0]})
+    result = validate(tmp_path, first, "first")
+    assert failed_parts(result, first) == sorted(tests[1:])
