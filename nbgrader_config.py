@@ -36,6 +36,7 @@ from nbgrader.preprocessors import (
 
 from chipsim.grading.execute import GuardedExecute
 from chipsim.grading.gradebook_db import configured_url
+from chipsim.grading.local_exchange import from_environment
 from chipsim.grading.nbgrader_rescore import RescoreAnswers
 from chipsim.grading.sandbox import lock_down
 from chipsim.grading.sanitize import RestoreTestCells
@@ -57,6 +58,14 @@ c.CourseDirectory.autograded_directory = "gradebook/autograded"
 c.CourseDirectory.feedback_directory = "gradebook/feedback"
 # The secret the hidden instances are drawn from: one per course run (per gradebook).
 c.HiddenInstances.secret_file = os.path.join(GRADEBOOK, "hidden_instances.key")
+# `make lab` on a learner's own machine: a project-local exchange (gradebook/exchange), created
+# and filled with the released assignments on demand, so the Assignments tab can fetch,
+# validate and submit. Unset (a hub, the instructor's commands) the exchange stays nbgrader's.
+_my_work = os.path.join(ROOT, "my-work")  # fetched notebooks go here
+_local_exchange = from_environment(os.path.join(ROOT, "exercises"), _my_work, "chipsim-ch4")
+if _local_exchange is not None:
+    c.Exchange.root = str(_local_exchange)
+    c.Exchange.assignment_dir = _my_work
 # The gradebook: GRADEBOOK_URL (any SQLAlchemy URL, e.g. postgresql://user:pw@host/db) when set,
 # else the sqlite file gradebook/gradebook.db, whose parallel writers wait up to 120 s for its
 # lock instead of failing (chipsim.grading.gradebook_db; README, "Grading a large class").

@@ -46,11 +46,13 @@ from chipsim.ir import (
     f32,
     i8,
     i32,
+    i64,
     interpret,
     verify,
 )
-from chipsim.passes.fusion import Partition
-from chipsim.passes.memory import MemoryPlan, UsageRecord
+from chipsim.passes.fusion import Partition, validate_partition
+from chipsim.passes.memory import MemoryPlan, UsageRecord, validate_plan
+from chipsim.passes.memory.plan import make_plan
 from chipsim.runtime import ChipDevice, Report
 from chipsim.runtime import make_device as device
 from chipsim.runtime.program import Program
@@ -98,10 +100,14 @@ __all__ = [
     "f32",
     "i8",
     "i32",
+    "i64",
     "interpret",
     "verify",
     "Partition",
+    "validate_partition",
     "MemoryPlan",
+    "make_plan",
+    "validate_plan",
     "UsageRecord",
     "ChipDevice",
     "Report",

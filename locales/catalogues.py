@@ -258,13 +258,15 @@ def updated(template: Catalog, po: Path, language: str, *, runtime: bool = False
 
 
 def _brace_flags(catalog: Catalog, runtime: bool) -> Catalog:
-    """Babel flags text with braces as python-brace-format and text with ``%`` as python-format;
-    only runtime strings are format strings (tr()), so book prose loses both flags (else
-    ``msgfmt -c`` rejects a translation of "90% of the time" that moves or spells out the %)."""
-    if not runtime:
-        for message in catalog:
+    """Babel flags text with braces as python-brace-format and text with ``%`` as python-format.
+
+    Only runtime strings are format strings, and tr() formats with ``str.format``: book prose
+    loses both flags, runtime strings the printf one (else ``msgfmt -c`` rejects a translation
+    of "90% of the time" or "{pct}% of ..." that moves the ``%``)."""
+    for message in catalog:
+        message.flags.discard("python-format")
+        if not runtime:
             message.flags.discard("python-brace-format")
-            message.flags.discard("python-format")
     return catalog
 
 

@@ -160,8 +160,8 @@ def minimize(
     for _ in range(max_iterations):
         r0 = res(key)
         jac = [_slope(res, key, j, params[j], r0) for j in range(len(key))]
-        jtj = [[sum(a * b for a, b in zip(ji, jk)) for jk in jac] for ji in jac]
-        jtr = [-sum(a * b for a, b in zip(ji, r0)) for ji in jac]
+        jtj = [[sum(a * b for a, b in zip(ji, jk, strict=True)) for jk in jac] for ji in jac]
+        jtr = [-sum(a * b for a, b in zip(ji, r0, strict=True)) for ji in jac]
         moved = False
         while damping < 1e6:
             a = [
@@ -169,10 +169,12 @@ def minimize(
                 for i in range(len(jac))
             ]
             delta = _solve(a, jtr)
-            trial = [min(max(t + d, l_), h) for t, d, l_, h in zip(theta, delta, lo, hi)]
+            trial = [
+                min(max(t + d, l_), h) for t, d, l_, h in zip(theta, delta, lo, hi, strict=True)
+            ]
             new = ints(trial)
             if new != key and loss(new) < loss(key):
-                moved = max(abs(math.log(n / o)) for n, o in zip(new, key)) > rel_tol
+                moved = max(abs(math.log(n / o)) for n, o in zip(new, key, strict=True)) > rel_tol
                 theta, key = [math.log(v) for v in new], new
                 damping = max(damping / 3, 1e-9)
                 break

@@ -120,7 +120,7 @@ def read_measurements(text: str, source: str = "<csv>") -> list[Measurement]:
             f"expected {', '.join(COLUMNS)}"
         )
     rows = []
-    for (lineno, _), row in zip(lines[1:], reader):
+    for (lineno, _), row in zip(lines[1:], reader, strict=False):
         where = f"{source}:{lineno}"
         try:
             shapes = parse_shapes(row["shape"])

@@ -111,7 +111,7 @@ def steps(bk: BlockedKernel, blocks: Blocks) -> Iterator[Step]:
     nk = len(ranges[-1])
     for i, combo in enumerate(itertools.product(*ranges)):
         t, kk = divmod(i, nk)
-        yield Step(t, dict(zip(axes, combo)), kk == 0, kk == nk - 1)
+        yield Step(t, dict(zip(axes, combo, strict=False)), kk == 0, kk == nk - 1)
 
 
 def first_tile(bk: BlockedKernel, blocks: Blocks) -> Tile:
@@ -324,7 +324,7 @@ def choose_blocks(
 
 def _fastest(bk: BlockedKernel, kernel: KernelSpec, chip: Chip, fitting: list[Blocks]) -> Blocks:
     est = [estimate_cycles(bk, kernel, chip, b) for b in fitting]
-    near = [b for b, e in zip(fitting, est) if e <= min(est) * (1 + NEAR_BEST)]
+    near = [b for b, e in zip(fitting, est, strict=False) if e <= min(est) * (1 + NEAR_BEST)]
     return min(near, key=lambda b: count_loads(bk, b, list(first_tile(bk, b))))
 
 

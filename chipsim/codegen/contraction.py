@@ -104,7 +104,7 @@ def match_blocked(kernel: KernelSpec) -> BlockedKernel | None:
 def _broadcasts(shape: tuple[int, ...], out: tuple[int, ...]) -> bool:
     if len(shape) > len(out):
         return False
-    return all(n in (1, m) for n, m in zip(shape[::-1], out[::-1]))
+    return all(n in (1, m) for n, m in zip(shape[::-1], out[::-1], strict=False))
 
 
 # -- slicing ------------------------------------------------------------------------------------
@@ -119,7 +119,7 @@ def dense_strides(shape: Sequence[int]) -> tuple[int, ...]:
 
 def tile_shape(v: Value, axes: tuple[Axis, ...], tile: Tile) -> tuple[int, ...]:
     """The shape of ``v``'s slice for ``tile``."""
-    return tuple(n if a is None else tile[a][1] for n, a in zip(v.shape, axes))
+    return tuple(n if a is None else tile[a][1] for n, a in zip(v.shape, axes, strict=False))
 
 
 def tile_key(axes: tuple[Axis, ...], tile: Tile) -> tuple[tuple[int, int], ...]:
@@ -132,7 +132,7 @@ def tile_view(
 ) -> Operand:
     """The slice of ``v`` (stored densely at ``level[offset]``) for ``tile``, as a strided view."""
     full = dense_strides(v.shape)
-    start = sum(tile[a][0] * s for a, s in zip(axes, full) if a is not None)
+    start = sum(tile[a][0] * s for a, s in zip(axes, full, strict=False) if a is not None)
     shape = tile_shape(v, axes, tile)
     strides = None if _is_dense(shape, full) else full
     return Operand(level, offset + start * v.dtype.itemsize, shape, v.dtype.name, strides, name)
@@ -140,7 +140,7 @@ def tile_view(
 
 def _is_dense(shape: Sequence[int], strides: Sequence[int]) -> bool:
     expect = 1
-    for n, s in zip(reversed(shape), reversed(strides)):
+    for n, s in zip(reversed(shape), reversed(strides), strict=False):
         if n != 1 and s != expect:
             return False
         expect *= n

@@ -48,6 +48,7 @@ from chipsim.hw.chip import Chip
 from chipsim.hw.isa import Instr, Operand
 from chipsim.ir.graph import Node, Value
 from chipsim.ir.ops import Pattern, check_attrs, flops, get_op
+from chipsim.ir.ops.tiling import row_tiling
 
 ALIGN = 64
 
@@ -78,15 +79,6 @@ class KernelPlan:
 
 def _align(n: int) -> int:
     return -(-n // ALIGN) * ALIGN
-
-
-def row_flags(node: Node, rows: int) -> tuple[bool, ...] | None:
-    """The op's row rule for ``node`` in a kernel tiled over ``rows`` output rows: per input,
-    sliced with the rows (True) or needed whole (False); None if the node cannot follow."""
-    out = node.type
-    if out.rank == 0 or out.shape[0] != rows:
-        return None
-    return get_op(node.op).row_inputs([v.type for v in node.inputs], out, node.attrs)
 
 
 class _Lowering:
@@ -131,22 +123,14 @@ class _Lowering:
                 raise PlanError(f"kernel {k.name!r}: output {v!r} is not produced by the group")
 
     def _row_analysis(self) -> tuple[int, dict[Value, bool]]:
-        """Rows to tile over, and for each value whether every use may be row-sliced."""
-        outs = self.k.outputs
-        rows = outs[0].shape[0] if outs and outs[0].type.rank else 0
-        if rows < 2 or any(v.type.rank == 0 or v.shape[0] != rows for v in outs):
+        """Rows to tile over, and for each value whether every use may be row-sliced: the
+        ops' row rules composed by :func:`~chipsim.ir.ops.tiling.row_tiling` (which the
+        fusion cost model reads too)."""
+        tiling = row_tiling(self.k.nodes, self.k.outputs)
+        if tiling is None:
             return 1, {}
-        need: dict[Value, bool] = dict.fromkeys(outs, True)
-        self.use_rowed: dict[tuple[int, int], bool] = {}
-        for i in range(len(self.compute) - 1, -1, -1):
-            node = self.compute[i]
-            flags = row_flags(node, rows)
-            if flags is None or not need.get(node.output, True):
-                return 1, {}
-            for j, (v, flag) in enumerate(zip(node.inputs, flags)):
-                need[v] = need.get(v, True) and flag
-                self.use_rowed[(i, j)] = flag
-        return rows, need
+        self.use_rowed = dict(tiling.uses)
+        return tiling.rows, dict(tiling.rowed)
 
     def _names(self) -> dict[Value, str]:
         names: dict[Value, str] = {}

@@ -46,7 +46,7 @@ def cond(
             "both branches must return the same number of tensors"
         )
     results = []
-    for i, (t, f) in enumerate(zip(t_list, f_list)):
+    for i, (t, f) in enumerate(zip(t_list, f_list, strict=False)):
         if getattr(t, "type", None) != getattr(f, "type", None):
             raise TraceError(
                 f"cond branch outputs #{i} differ: {getattr(t, 'type', t)} vs "

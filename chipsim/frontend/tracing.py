@@ -208,7 +208,9 @@ class Jitted:
 
         graph = self.graph_for(*args)
         outs = run_graph(graph, args)
-        tensors = [Tensor.from_numpy(o, o_v.dtype) for o, o_v in zip(outs, graph.outputs)]
+        tensors = [
+            Tensor.from_numpy(o, o_v.dtype) for o, o_v in zip(outs, graph.outputs, strict=False)
+        ]
         return tensors[0] if len(tensors) == 1 else tuple(tensors)
 
 

@@ -64,14 +64,14 @@ def compile_with(graph: Any, partition: Any = None, plan: Any = None) -> Any:
 
 def fusion_strategy(name: str, graph: Any) -> Any:
     """The partition a named reference strategy gives for ``graph``."""
-    from chipsim.passes.fusion import fuse_elementwise_chains, no_fusion, reference_fusion
-    from chipsim.passes.placement import arena_budget
+    from chipsim.compiler import reference_fusion
+    from chipsim.passes.fusion import autotune, fuse_elementwise_chains, no_fusion, rule_fusion
 
     chip = _chip()
     if name == "reference":
         return reference_fusion(graph, chip)
-    if name == "reference_window":  # the share of SRAM a kernel's tiles really get
-        return reference_fusion(graph, sram_budget=arena_budget(chip))
+    if name == "reference_window":  # the rules and the autotuner on the estimates alone
+        return autotune(graph, chip, rule_fusion(graph, chip))
     if name == "elementwise":
         return fuse_elementwise_chains(graph, chip)
     if name == "epilogue":

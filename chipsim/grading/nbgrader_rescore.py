@@ -98,7 +98,9 @@ class RescoreAnswers(NbGraderPreprocessor):
                     _rewrite(cell, self._score(cell, part, tampered), part_id in restored)
         notes.update(
             sandbox=sandbox,
-            flags=[dict(zip(("part", "cell", "line", "what"), astuple(f))) for f in flags],
+            flags=[
+                dict(zip(("part", "cell", "line", "what"), astuple(f), strict=False)) for f in flags
+            ],
             package_changed=changed if sandbox != "none" else [],
         )
         return nb, resources

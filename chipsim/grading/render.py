@@ -56,22 +56,34 @@ def picture_output(score: PartScore) -> dict[str, Any] | None:
 
 
 def _draw(instance: str, theirs: Any, reference: Any) -> str:
+    fig = figure(instance, theirs, reference)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=60, metadata={"Software": None})
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def figure(instance: str, theirs: Any, reference: Any) -> Any:
+    """The feedback picture: two timelines one above the other (each the full width, so a
+    transformer's many kernels stay readable, with no rotated labels to run into the titles),
+    or two memory plans side by side."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(11, 3.4), layout="constrained")
+    timed = hasattr(theirs, "report")
+    fig = Figure(figsize=(11, 6.4) if timed else (11, 3.4), layout="constrained")
     FigureCanvasAgg(fig)
-    axes = fig.subplots(1, 2)
+    axes = fig.subplots(2, 1, sharex=True) if timed else fig.subplots(1, 2)
     for ax, obj, who in zip(axes, (theirs, reference), (tr("yours"), tr("reference")), strict=True):
-        if hasattr(obj, "report"):
+        if timed:
             from chipsim.viz.timeline import plot_timeline
 
-            plot_timeline(obj.report, ax=ax, max_labels=6)
-            ax.set_title(tr("{who}: {cycles:,} cycles", who=who, cycles=obj.report.cycles), pad=22)
+            plot_timeline(obj.report, ax=ax, max_labels=0)
+            kernels = len(obj.report.kernels)
+            title = tr("{who}: {cycles:,} cycles, {kernels} kernels", who=who,
+                       cycles=obj.report.cycles, kernels=kernels)  # fmt: skip
+            ax.set_title(title, pad=6)
         else:
             title = tr("{who}: arena {bytes:,} B", who=who, bytes=obj.arena_size)
             obj.draw(ax=ax, labels=False, title=title)
     fig.suptitle(tr("instance {instance}", instance=instance))
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=60, metadata={"Software": None})
-    return base64.b64encode(buf.getvalue()).decode()
+    return fig

@@ -105,7 +105,7 @@ class Operand:
             return self.offset, self.offset
         if self.strides is None:
             return self.offset, self.offset + self.nbytes
-        last = sum((d - 1) * s for d, s in zip(self.shape, self.strides))
+        last = sum((d - 1) * s for d, s in zip(self.shape, self.strides, strict=False))
         return self.offset, self.offset + (last + 1) * self.itemsize
 
     def with_shape(self, shape: tuple[int, ...]) -> Operand:

@@ -194,7 +194,7 @@ class Simulator:
         where = f"instruction #{len(self.records)}"  # bounds were checked, with context, above
         if instr.fn is None:
             if instr.unit == "dma":
-                for src, dst in zip(instr.srcs, instr.dsts):
+                for src, dst in zip(instr.srcs, instr.dsts, strict=False):
                     memory[dst.level].write(dst, memory[src.level].read(src, where), where)
             return
         args = [memory[s.level].read(s, where) for s in instr.srcs]
@@ -209,5 +209,5 @@ class Simulator:
             raise SimulationError(
                 f"{where}: produced {len(results)} results for {len(instr.dsts)} destinations"
             )
-        for dst, value in zip(instr.dsts, results):
+        for dst, value in zip(instr.dsts, results, strict=False):
             memory[dst.level].write(dst, value, where)

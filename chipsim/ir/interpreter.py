@@ -22,7 +22,7 @@ def bind_inputs(graph: Graph, args: tuple[Any, ...]) -> dict[Value, np.ndarray]:
         raise ExecutionError(f"{graph.name} takes {len(graph.inputs)} inputs, got {len(args)}")
     env: dict[Value, np.ndarray] = {}
     names = graph.names()
-    for v, arg in zip(graph.inputs, args):
+    for v, arg in zip(graph.inputs, args, strict=False):
         arr = np.asarray(getattr(arg, "numpy", lambda a=arg: a)())
         if arr.shape != v.shape:
             raise ExecutionError(

@@ -105,7 +105,9 @@ class ChipDevice(Device):
         if node.op == "constant":
             return self.upload(node.attrs["value"].array(), node.type)
         out = self._alloc(node.type)
-        location = {v: Location("dram", b.offset) for v, b in zip(node.inputs, inputs)}
+        location = {
+            v: Location("dram", b.offset) for v, b in zip(node.inputs, inputs, strict=False)
+        }
         location[node.output] = Location("dram", out.offset)
         spec = KernelSpec.of([node], [node.output], location)
         program = lower(spec, self.chip, double_buffer=self.double_buffer, launch="eager")

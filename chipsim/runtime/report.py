@@ -196,7 +196,8 @@ class Report:
         for j, r in enumerate(shown):
             lines.append(
                 "  ".join(
-                    c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))
+                    c.ljust(w) if i < 2 else c.rjust(w)
+                    for i, (c, w) in enumerate(zip(r, widths, strict=False))
                 )
             )
             if j == 0:

@@ -29,7 +29,9 @@ def plot_roofline(report: Any, ax: Any = None, annotate: int = 12) -> Any:
         "SIMD": chip.vector_flops_per_cycle * chip.clock_hz,
     }
     x = np.logspace(-3, 4, 200)
-    for (name, peak), color in zip(roofs.items(), (UNIT_COLORS["tensor"], UNIT_COLORS["simd"])):
+    for (name, peak), color in zip(
+        roofs.items(), (UNIT_COLORS["tensor"], UNIT_COLORS["simd"]), strict=False
+    ):
         ax.loglog(
             x,
             np.minimum(peak, x * bw),

@@ -79,7 +79,7 @@ def run_eager(
         )
     dev = chip if isinstance(chip, ChipDevice) else ChipDevice(chip, functional=functional)
     env: dict[Value, ChipBuffer] = {}
-    for v, a in zip(graph.inputs, arrays):
+    for v, a in zip(graph.inputs, arrays, strict=False):
         env[v] = dev.upload(np.asarray(a), v.type)
     last = last_uses(graph)
     keep = set(graph.outputs)

@@ -61,7 +61,7 @@ def mlp_params(dims: Sequence[int], seed: int = 0) -> list[np.ndarray]:
     """Weights and biases ``[W1, b1, W2, b2, ...]`` of an MLP with layer widths ``dims``."""
     rng = np.random.default_rng(seed)
     params: list[np.ndarray] = []
-    for din, dout in zip(dims[:-1], dims[1:]):
+    for din, dout in zip(dims[:-1], dims[1:], strict=True):
         params.append((rng.normal(size=(din, dout)) / np.sqrt(din)).astype(np.float32))
         params.append(np.zeros(dout, np.float32))
     return params
@@ -293,7 +293,7 @@ def request_rows(requests: int, seed: int = 0) -> list[int]:
     rng = np.random.default_rng(seed)
     batch = rng.integers(1, 9, size=requests)
     seq = np.minimum(128, np.maximum(8, rng.geometric(1 / 48, size=requests)))
-    return [int(b * s) for b, s in zip(batch, seq)]
+    return [int(b * s) for b, s in zip(batch, seq, strict=False)]
 
 
 def bucket(rows: int) -> int:

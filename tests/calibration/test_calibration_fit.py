@@ -36,7 +36,7 @@ def test_a_parameter_hidden_behind_a_bottleneck_is_still_found():
 
     truth = times({"rate": 50, "bw": 2})
     res = minimize(
-        lambda v: [math.log(t / m) for t, m in zip(times(v), truth)],
+        lambda v: [math.log(t / m) for t, m in zip(times(v), truth, strict=False)],
         params,
         {"rate": 100_000, "bw": 100},
     )

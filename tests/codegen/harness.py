@@ -38,7 +38,7 @@ def run_graph(
     values = [*graph.inputs, *(n.output for n in graph.nodes)]
     loc, end = place(values)
     if functional:
-        for v, a in zip(graph.inputs, arrays):
+        for v, a in zip(graph.inputs, arrays, strict=True):
             sim.memory["dram"].write(operand(v, loc[v]), to_storage(np.asarray(a), v.dtype))
         for n in graph.nodes:
             if n.op == "constant":

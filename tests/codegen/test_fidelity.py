@@ -75,11 +75,11 @@ def test_eager_elementwise_is_launch_bound_then_bandwidth_bound():
     n_star = chip.launch.eager_cycles * chip.dram.bytes_per_cycle / 12  # 3 f32 per element
     small = [2**k for k in range(4, 10)]  # well below n* (~2.7k)
     times = [_per_op_cycles(n) for n in small]
-    for t0, t1 in zip(times, times[1:]):
+    for t0, t1 in zip(times, times[1:], strict=False):
         assert t1 <= 1.10 * t0  # flat
     big = [2**k for k in range(17, 21)]  # well above n*
     tb = [_per_op_cycles(n) for n in big]
-    for t0, t1 in zip(tb, tb[1:]):
+    for t0, t1 in zip(tb, tb[1:], strict=False):
         assert math.isclose(t1 / t0, 2.0, rel_tol=0.10)  # linear
     slope = (tb[-1] - tb[0]) / (big[-1] - big[0])
     crossover = times[0] / slope  # where the flat and linear regimes meet

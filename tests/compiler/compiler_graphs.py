@@ -48,7 +48,7 @@ def mlp(rows: int = 16, dims: tuple[int, ...] = (32, 64, 64, 16)) -> Graph:
     rng = _rng(2)
     b = GraphBuilder("mlp")
     h = b.input((rows, dims[0]), f32, "x")
-    for i, (din, dout) in enumerate(zip(dims[:-1], dims[1:])):
+    for i, (din, dout) in enumerate(zip(dims[:-1], dims[1:], strict=True)):
         h = b.op("add", b.op("matmul", h, _w(b, rng, din, dout)), _w(b, rng, dout))
         if i < len(dims) - 2:
             h = b.op("relu", h)
@@ -81,7 +81,7 @@ def small_cnn(size: int = 8, channels: tuple[int, ...] = (3, 8, 8)) -> Graph:
     rng = _rng(5)
     b = GraphBuilder("small_cnn")
     t = b.input((1, size, size, channels[0]), f32, "image")
-    for cin, cout in zip(channels[:-1], channels[1:]):
+    for cin, cout in zip(channels[:-1], channels[1:], strict=True):
         t = b.op("conv2d", t, _w(b, rng, 3, 3, cin, cout), padding="same")
         t = b.op("relu", b.op("add", t, _w(b, rng, cout)))
     return b.build(b.op("mean", t, axes=(1, 2)))

@@ -17,7 +17,7 @@ from chipsim.workloads.eager import run_eager
 
 def _assert_all_close(got, want, tol, what):
     assert len(got) == len(want), what
-    for k, (a, b) in enumerate(zip(got, want)):
+    for k, (a, b) in enumerate(zip(got, want, strict=True)):
         a, b = np.asarray(a), np.asarray(b)
         assert a.shape == b.shape, f"{what}, output {k}: shape {a.shape} != {b.shape}"
         np.testing.assert_allclose(

@@ -5,7 +5,7 @@ import pytest
 from compiler_graphs import BUILDERS, add_mul, attention_head, linear_relu, mlp, small_cnn
 
 import chipsim as cs
-from chipsim.passes.fusion import reference_fusion
+from chipsim.passes.fusion import autotune, rule_fusion
 from chipsim.passes.memory import naive
 
 
@@ -54,7 +54,7 @@ def test_fusion_never_makes_more_kernels_than_ops():
 def estimate_only_fusion(graph, chip):
     """The reference pass run alone (its own estimate): the classic partitions, which keep
     tensors between kernels and the matmul's epilogue in its kernel."""
-    return reference_fusion(graph, chip)
+    return autotune(graph, chip, rule_fusion(graph, chip))
 
 
 @pytest.mark.parametrize(

@@ -28,10 +28,10 @@ def test_the_train_step_is_gradient_descent_on_the_squared_error():
     with cs.device("edge-npu"):
         got = wm.mlp_train_step(cs.tensor(x), cs.tensor(t), *[cs.tensor(p) for p in params])
         got = [p.numpy() for p in got]
-    for a, b in zip(got, want):
+    for a, b in zip(got, want, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
     graph = cs.trace(lambda *a: wm.mlp_train_step(a[-2], a[-1], *a[:-2]), *params, x, t)
-    for a, b in zip(cs.compile(graph)(*params, x, t), want):
+    for a, b in zip(cs.compile(graph)(*params, x, t), want, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 

@@ -5,14 +5,15 @@ import pytest
 from compiler_graphs import add_mul, example_inputs, mlp
 
 import chipsim as cs
+from chipsim.compiler import reference_fusion
 from chipsim.errors import PartitionError, PassError, PlanError
-from chipsim.passes.fusion import Partition, reference_fusion
+from chipsim.passes.fusion import Partition, autotune, rule_fusion
 from chipsim.passes.memory import MemoryPlan, greedy_by_size
 
 
 def estimate_only_fusion(graph, chip):
-    """The reference pass run alone: its own estimate, no measured kernel costs."""
-    return reference_fusion(graph, chip)
+    """The rule pass and the autotuner on their own estimates, no measured kernel costs."""
+    return autotune(graph, chip, rule_fusion(graph, chip))
 
 
 def test_a_learners_fusion_callable_is_used():

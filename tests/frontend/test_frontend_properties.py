@@ -93,17 +93,17 @@ def test_eager_traced_json_and_simplified_agree(steps, m, n, two_outputs, seed):
         eager = [t.numpy() for t in (eager if two_outputs else (eager,))]
         graph = cs.trace(program, x, w)
         traced = cs.interpret(graph, x, w)
-        for a, b in zip(eager, traced):
+        for a, b in zip(eager, traced, strict=True):
             _close(a, b)
             assert a.dtype == b.dtype and a.shape == b.shape
         back = cs.Graph.from_json(graph.to_json())
         assert str(back) == str(graph)
-        for a, b in zip(traced, cs.interpret(back, x, w)):
+        for a, b in zip(traced, cs.interpret(back, x, w), strict=True):
             _close(a, b)
         for p in (simplify, dce, cse, fold_constants):
             g2 = cs.verify(p(graph))
             assert len(g2.nodes) <= len(graph.nodes)
-            for a, b in zip(traced, cs.interpret(g2, x, w)):
+            for a, b in zip(traced, cs.interpret(g2, x, w), strict=True):
                 _close(a, b)
         if ("dead",) in steps:
             assert len(dce(graph).nodes) < len(graph.nodes)

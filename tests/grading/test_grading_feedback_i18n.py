@@ -133,13 +133,17 @@ def test_the_feedback_picture_is_drawn_in_the_learners_language(monkeypatch):
     from chipsim.grading import render
 
     titles = []
-    real = render._draw
+    real = render.figure
 
     def spy(instance, theirs, reference):
-        titles.append(i18n.tr("yours"))
-        return real(instance, theirs, reference)
+        fig = real(instance, theirs, reference)
+        titles.append([fig.get_suptitle(), *(ax.get_title() for ax in fig.axes)])
+        return fig
 
-    monkeypatch.setattr(render, "_draw", spy)
+    monkeypatch.setattr(render, "figure", spy)
     assert render.picture_output(grade(first_fit_answer("zh_CN")))["data"]["image/png"]
     assert render.picture_output(grade(first_fit_answer("en")))["data"]["image/png"]
-    assert titles == ["你的", "yours"]
+    chinese, english = titles
+    assert chinese[0] == "实例 random_40" and english[0] == "instance random_40"
+    assert any(t.startswith("你的：内存池") for t in chinese)
+    assert any(t.startswith("yours: arena") for t in english)

@@ -332,7 +332,7 @@ def test_slice_with_steps_matches_numpy(starts, stops, steps):
     x = np.arange(36, dtype=np.float32).reshape(6, 6)
     out = cs.slice(cs.tensor(x), starts, stops, steps)
     steps_ = steps or (1,) * len(starts)
-    index = tuple(slice(a, b, c) for a, b, c in zip(starts, stops, steps_))
+    index = tuple(slice(a, b, c) for a, b, c in zip(starts, stops, steps_, strict=True))
     np.testing.assert_array_equal(out.numpy(), x[index])
 
 

@@ -25,11 +25,11 @@ def test_round_trip_is_lossless(g):
     assert back.name == g.name
     assert [v.hint for v in back.inputs] == [v.hint for v in g.inputs]
     assert graph_to_json(back) == graph_to_json(g)
-    for a, b in zip(g.nodes, back.nodes):
+    for a, b in zip(g.nodes, back.nodes, strict=True):
         if a.op == "constant":
             assert a.attrs["value"] == b.attrs["value"]  # same bytes, shape, dtype
     xs = example_inputs(g)
-    for a, b in zip(run(g, xs), run(back, xs)):
+    for a, b in zip(run(g, xs), run(back, xs), strict=True):
         assert _bitwise_equal(a, b)
 
 
@@ -42,7 +42,7 @@ def test_constants_are_bit_exact_in_every_float_dtype():
     g = b.build(*outs)
     back = cs.Graph.from_json(g.to_json())
     assert str(back) == str(g)
-    for a, c in zip(g(), back()):
+    for a, c in zip(g(), back(), strict=True):
         assert _bitwise_equal(a, c)
     assert back.outputs[2].dtype == cs.bf16
 

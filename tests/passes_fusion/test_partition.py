@@ -7,11 +7,8 @@ import pytest
 from chipsim.errors import PartitionError, PassError, SerializationError
 from chipsim.ir import GraphBuilder, f32
 from chipsim.passes.fusion import (
-    FUSION_PASSES,
     Partition,
-    get_fusion,
     no_fusion,
-    reference_fusion,
     validate_partition,
 )
 from chipsim.passes.fusion.naming import kernel_name
@@ -146,6 +143,8 @@ def test_groups_out_of_order() -> None:
 
 # -- registry ---------------------------------------------------------------------------------
 def test_registry_and_get_fusion() -> None:
+    from chipsim.compiler import FUSION_PASSES, get_fusion, reference_fusion
+
     assert FUSION_PASSES["reference"] is reference_fusion
     assert get_fusion(None) is no_fusion
     assert get_fusion("none") is no_fusion

@@ -8,9 +8,10 @@ from hypothesis import strategies as st
 from chipsim.ir import verify
 from chipsim.passes.fusion import (
     Partition,
+    autotune,
     no_fusion,
     random_graph,
-    reference_fusion,
+    rule_fusion,
     validate_partition,
     working_set_bytes,
 )
@@ -33,7 +34,7 @@ def test_generated_graphs_are_valid_and_small(seed: int) -> None:
 @given(seeds)
 def test_reference_fusion_is_valid_and_round_trips(seed: int) -> None:
     g = random_graph(seed)
-    for partition in (reference_fusion(g), no_fusion(g), fuse_elementwise_chains(g)):
+    for partition in (rule_fusion(g), no_fusion(g), fuse_elementwise_chains(g)):
         validate_partition(g, partition)
         assert Partition.from_json(partition.to_json()) == partition
 
@@ -42,7 +43,7 @@ def test_reference_fusion_is_valid_and_round_trips(seed: int) -> None:
 @given(seeds)
 def test_no_group_mixes_two_heavy_ops_without_a_chip(seed: int) -> None:
     g = random_graph(seed)  # no chip: rule rounds only, no cost-aware merges
-    for group in reference_fusion(g).groups:
+    for group in rule_fusion(g).groups:
         heavy = [i for i in group if group_pattern([g.nodes[i].op]) >= 3]  # reduction or more
         assert len(heavy) <= 1, [g.nodes[i].op for i in group]
 
@@ -51,7 +52,7 @@ def test_no_group_mixes_two_heavy_ops_without_a_chip(seed: int) -> None:
 @given(seeds, st.sampled_from([64, 512, 2048, 8192]))
 def test_tiny_sram_groups_fit_or_are_single_ops(seed: int, budget: int) -> None:
     g = random_graph(seed)
-    partition = reference_fusion(g, sram_budget=budget)
+    partition = rule_fusion(g, sram_budget=budget)
     validate_partition(g, partition)
     for group in partition.groups:
         assert len(group) == 1 or working_set_bytes(g, group, 1) <= budget
@@ -78,7 +79,7 @@ def test_cost_step_never_raises_the_estimate_and_layer_fusion_fits(seed: int) ->
 
     chip = get_chip("edge-npu")
     g = random_graph(seed, dims=REALISTIC_DIMS)
-    with_cost, rules_only = reference_fusion(g, chip), reference_fusion(g)
+    with_cost, rules_only = autotune(g, chip, rule_fusion(g, chip)), rule_fusion(g, chip)
     validate_partition(g, with_cost)
     estimate = sum(kernel_cycles(g, group, chip) for group in with_cost.groups)
     assert estimate <= sum(kernel_cycles(g, group, chip) for group in rules_only.groups)

@@ -213,7 +213,7 @@ def test_passes_preserve_results(g, seed):
         for p in (dce, cse, fold_constants, simplify):
             out = cs.verify(p(g))
             assert len(out.nodes) <= len(g.nodes)
-            for a, b in zip(expected, cs.interpret(out, x)):
+            for a, b in zip(expected, cs.interpret(out, x), strict=True):
                 assert a.dtype == b.dtype
                 np.testing.assert_allclose(a, b, rtol=1e-6, equal_nan=True)
         s = simplify(g)

@@ -21,7 +21,7 @@ def _graph():
 
 
 def _run_nodes(dev, g, args):
-    env = {v: dev.upload(a, v.type) for v, a in zip(g.inputs, args)}
+    env = {v: dev.upload(a, v.type) for v, a in zip(g.inputs, args, strict=True)}
     for n in g.nodes:
         env[n.output] = dev.run(n, [env[v] for v in n.inputs])
     return dev.download(env[g.outputs[0]], g.outputs[0].type)

@@ -138,7 +138,7 @@ def _infer_concat(ins: Sequence[TensorType], attrs: Attrs) -> TensorType:
         if t.dtype != first.dtype:
             raise ShapeError(f"dtype mismatch ({first} vs {t}); insert a cast so they agree")
         same = t.rank == first.rank and all(
-            a == b for i, (a, b) in enumerate(zip(t.shape, first.shape)) if i != axis
+            a == b for i, (a, b) in enumerate(zip(t.shape, first.shape, strict=False)) if i != axis
         )
         if not same:
             raise ShapeError(f"{t} does not match {first} except along axis {axis}")
@@ -174,7 +174,7 @@ def _slices(t: TensorType, attrs: Attrs) -> tuple[slice, ...]:
         raise ShapeError(f"starts/stops/steps must have the same length, at most the rank of {t}")
     if any(s <= 0 for s in steps):
         raise ShapeError(f"steps must be positive, got {list(steps)}")
-    return tuple(slice(a, b, c) for a, b, c in zip(starts, stops, steps))
+    return tuple(slice(a, b, c) for a, b, c in zip(starts, stops, steps, strict=True))
 
 
 def _slice_rows(ins: Sequence[TensorType], out: TensorType, attrs: Attrs):

@@ -61,6 +61,8 @@ from typing import Any
 
 from chipsim.ir.graph import Graph, Node, Value
 from chipsim.ir.ops import check_attrs, get_op
+from chipsim.ir.ops.tiling import row_tiling
+from chipsim.passes.fusion.partition import group_outputs
 
 
 def on_chip_limit(chip: Any) -> int:
@@ -121,6 +123,14 @@ def mixes_rows(graph: Graph, i: int) -> bool:
     return get_op(node.op).row_inputs([v.type for v in node.inputs], node.type, node.attrs) is None
 
 
+def streams_rows(graph: Graph, group: Sequence[int]) -> bool:
+    """Whether the kernel of ``group`` (node indices) is cut into row tiles, so DMA overlaps
+    compute: the same composition of the ops' row rules the code generator tiles by
+    (:func:`~chipsim.ir.ops.tiling.row_tiling`)."""
+    nodes = [graph.nodes[i] for i in sorted(group)]
+    return row_tiling(nodes, group_outputs(graph, group)) is not None
+
+
 def _tensor_flops(node: Node, chip: Any) -> int:
     """FLOPs a contraction costs the tensor core: its sides round up to whole tiles (a
     ``[256, 1] @ [1, 256]`` outer product still pays for ``k = 4`` on a 4x4x4 core)."""
@@ -159,7 +169,7 @@ def estimate_kernel(graph: Graph, group: Sequence[int], chip: Any) -> KernelEsti
             elements = opdef.vector_elements([v.type for v in node.inputs], node.type)
             vector_work += elements * opdef.vector_slots
     dram_bytes, inner = _dram_traffic(graph, group, chip)
-    streams = not any(mixes_rows(graph, i) for i in group)
+    streams = streams_rows(graph, group)
     if not streams and dram_bytes + inner > chip.sram.capacity_bytes:
         dram_bytes += 2 * inner  # spilled: intermediates go to DRAM and come back
     return KernelEstimate(

@@ -46,9 +46,3 @@ def describe_node(graph: Graph, index: int, names: dict | None = None) -> str:
     names = graph.names() if names is None else names
     node = graph.nodes[index]
     return f"{names[node.output]} = {node.op}"
-
-
-def value_name(graph: Graph, index: int, names: dict | None = None) -> str:
-    """The SSA name (``%5``) of the value node ``index`` defines."""
-    names = graph.names() if names is None else names
-    return names[graph.nodes[index].output]

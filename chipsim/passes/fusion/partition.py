@@ -34,7 +34,7 @@ from typing import Any
 import networkx as nx
 
 from chipsim.errors import PartitionError, SerializationError
-from chipsim.ir.graph import Graph
+from chipsim.ir.graph import Graph, Value
 from chipsim.passes.fusion.naming import describe_node, kernel_name, unique_kernel_names
 
 JSON_FORMAT = "chipsim.partition"
@@ -194,6 +194,29 @@ def validate_partition(graph: Graph, partition: Partition) -> None:
     for g, group in enumerate(partition.groups):
         _check_convex(graph, dag, g, group, node)
     _check_group_order(graph, dag, partition, owner, node)
+
+
+def group_outputs(graph: Graph, group: Sequence[int]) -> list[Value]:
+    """The values ``group`` (node indices) writes out of its kernel, in graph order: graph
+    outputs and values read by a node outside the group. The others stay inside the kernel.
+
+    Example:
+        >>> from chipsim.ir import GraphBuilder, f32
+        >>> b = GraphBuilder()
+        >>> x = b.input((4,), f32)
+        >>> y = b.op("relu", x)
+        >>> g = b.build(b.op("neg", y), y)
+        >>> [g.names()[v] for v in group_outputs(g, [0, 1])]
+        ['%1', '%2']
+    """
+    users, outputs = graph.users(), set(graph.outputs)
+    inside = {graph.nodes[i] for i in group}
+    return [
+        graph.nodes[i].output
+        for i in sorted(group)
+        if graph.nodes[i].output in outputs
+        or any(u not in inside for u in users.get(graph.nodes[i].output, ()))
+    ]
 
 
 def node_dag(graph: Graph) -> nx.DiGraph:

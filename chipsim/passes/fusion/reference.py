@@ -1,9 +1,13 @@
-"""The reference fusion pass, plus two simple alternatives and a registry of passes.
+"""The rule pass of the reference fusion, and two simple alternatives.
 
-``reference_fusion`` grows kernels from the graph's outputs backwards. Every op starts as
-its own group. Then, in each round of the rule table (``rules.py``), the groups are visited
-from last to first; a group ``G`` whose last op is ``p`` joins the group of its consumers
-when three rules agree:
+The reference fusion ``chipsim.compile`` runs is two readable parts composed in the open (see
+:func:`chipsim.compiler.fusion.reference_fusion`): this **rule pass**, then a cost-guided
+improvement step, the autotuner (:func:`~chipsim.passes.fusion.search.autotune`).
+
+``rule_fusion`` grows kernels from the graph's outputs backwards. Every op starts as its own
+group. Then, in each round of the rule table (``rules.py``), the groups are visited from last
+to first; a group ``G`` whose last op is ``p`` joins the group of its consumers when three
+rules agree:
 
 1. **Post-dominator rule.** The candidate group is that of ``p``'s *immediate
    post-dominator* ``d``: the first op that every path from ``p`` to the graph's outputs goes
@@ -17,38 +21,14 @@ when three rules agree:
    with one extra *exit* node after all outputs.
 2. **Pattern rule.** :func:`~chipsim.passes.fusion.rules.can_fuse` must allow ``G``'s
    pattern to join the consumer group's pattern in this round.
-3. **Capacity rule.** With a chip (or an explicit ``sram_budget``), the merged group must
-   still have a tiling whose working set fits in SRAM
-   (:func:`~chipsim.passes.fusion.capacity.max_tile_rows`); otherwise the kernel is split
-   there. A single op always forms a group, even if it does not fit; the code generator
-   then has to stream it.
+3. **Capacity rule.** The merged group must fit: ``fits(group)``. Compile hands the code
+   generator's own rule (:func:`chipsim.codegen.feasibility.kernel_fits`: it plans the
+   kernel without spilling); alone, the pass uses the estimate
+   :func:`~chipsim.passes.fusion.capacity.fits` within the SRAM share kernels get. A single
+   op always forms a group; the code generator then has to stream it.
 
 Because each op is in exactly one group, nothing is ever duplicated; and because an op only
 joins a group that holds *all* its users, every group is convex.
-
-4. **Cost-aware last step (round 3, only with a chip).** Rules cannot know sizes. Kernels
-   run one after another, so a partition costs about the sum of its kernels'
-   :func:`~chipsim.passes.fusion.cost.kernel_cycles`: a launch each, and a roofline of
-   compute against DRAM traffic. :class:`~chipsim.passes.fusion.search.CostSearch` then
-   merges neighbouring kernels (largest estimated saving first; the table's ``COST`` cells,
-   two contractions in one kernel included, are allowed *only* here) and moves single ops
-   between kernels, keeping each change only when the estimate goes down and every kernel
-   stays convex, fits in SRAM and, with two contractions, row-tiles without spilling.
-
-**Measured costs, like an autotuner.** An estimate is only a model of the chip. The compiler
-knows more: it can generate each candidate kernel and time it. ``chipsim.compile`` therefore
-hands this pass ``kernel_cycles`` (:func:`chipsim.compiler.codegen_kernel_cycles`): a
-function that lowers a group with the code generator and runs it alone on a timing-only
-simulator, memoised per group, as autotuners (TVM's, Triton's) time candidates instead of
-trusting a formula. The cost-aware step then ranks merges and moves by these measurements,
-and drops the two rules that only protect the estimate from its blind spots (reductions
-across rows beside a contraction; two contractions per kernel), since a measurement already
-shows what they cost. The other checks stay. Only kernels that pass them are ever measured,
-which keeps a GPT-2 block's compile time well under a second. When the pass runs alone
-(``reference_fusion(graph, chip)``, e.g. next to a learner's pass) the estimate remains
-the default. Measured costs can disagree with intuition: on edge-npu a small matrix-vector
-product runs faster without its bias+ReLU epilogue, because the fused kernel's short row
-tiles each pay a DMA store.
 
 Example:
     >>> from chipsim.ir import GraphBuilder, f32
@@ -56,7 +36,7 @@ Example:
     >>> x = b.input((4,), f32)
     >>> y = b.op("mul", b.op("add", x, b.const(1.0)), b.const(2.0))
     >>> g = b.build(y)
-    >>> print(reference_fusion(g))
+    >>> print(rule_fusion(g))
     fused_add_mul: %2 %4
 """
 
@@ -69,11 +49,10 @@ import networkx as nx
 
 from chipsim.errors import PassError
 from chipsim.ir.graph import Graph
-from chipsim.passes.fusion.capacity import fits
-from chipsim.passes.fusion.cost import can_estimate
+from chipsim.passes.fusion.capacity import fits as capacity_fits
+from chipsim.passes.fusion.cost import kernel_budget
 from chipsim.passes.fusion.partition import Partition, node_dag
 from chipsim.passes.fusion.rules import ROUNDS, Pattern, can_fuse, group_pattern, op_pattern
-from chipsim.passes.fusion.search import CostSearch
 
 EXIT = "exit"  # the virtual node after every graph output
 
@@ -115,45 +94,29 @@ def immediate_post_dominators(graph: Graph) -> dict[int, int | str]:
     return {i: idom[i] for i in users}
 
 
-def _budget(chip: Any, sram_budget: int | None) -> int | None:
-    if sram_budget is not None:
-        return int(sram_budget)
-    if chip is None:
-        return None
-    try:
-        return int(chip.sram.capacity_bytes)
-    except AttributeError:
-        raise PassError(
-            "fusion needs chip.sram.capacity_bytes (an int) to respect the SRAM size; "
-            f"{chip!r} has none. Pass a chip, sram_budget=..., or chip=None"
-        ) from None
-
-
-def reference_fusion(
+def rule_fusion(
     graph: Graph,
     chip: Any = None,
     *,
+    fits: Callable[[Sequence[int]], bool] | None = None,
     sram_budget: int | None = None,
-    feasible: Callable[[Sequence[int]], bool] | None = None,
-    kernel_cycles: Callable[[Sequence[int]], int] | None = None,
 ) -> Partition:
-    """Fuse ``graph``'s ops into kernels by the rules in the module docstring.
+    """Fuse ``graph``'s ops into kernels by the rules in the module docstring (rules 1-3).
 
     Args:
         graph: the graph to partition.
-        chip: optional; only ``chip.sram.capacity_bytes`` is read, as the SRAM budget.
-        sram_budget: bytes; overrides the chip's capacity when given.
-        feasible: optional extra check of a multi-op group, e.g. "the code generator can run
-            it without spilling" (``chipsim.compile`` passes one built from the code
-            generator; the pass itself knows only the IR and the capacity estimate).
-        kernel_cycles: optional measured cost of a group (node indices) in cycles, used by
-            the cost-aware step instead of its estimate (``chipsim.compile`` passes one that
-            runs the generated kernel on the simulator; see the module docstring).
+        chip: optional; without ``fits``, its SRAM share for kernel tiles
+            (:func:`~chipsim.passes.fusion.cost.kernel_budget`) bounds the capacity estimate.
+        fits: the capacity rule, ``fits(group) -> bool`` for a multi-op group (node indices).
+            ``chipsim.compile``'s reference pass hands the code generator's own
+            (:func:`chipsim.codegen.feasibility.kernel_fits`); without it, the estimate
+            :func:`~chipsim.passes.fusion.capacity.fits` is used.
+        sram_budget: bytes for the estimate; overrides the chip's share when given.
 
     Returns:
         A valid :class:`Partition`, printing with the graph's names.
     """
-    budget = _budget(chip, sram_budget)
+    fits = fits or estimate_fits(graph, chip, sram_budget)
     users = users_of(graph)
     ipdom = immediate_post_dominators(graph)
     group_of = {p: [p] for p in op_indices(graph)}  # op index -> its group (shared lists)
@@ -168,18 +131,32 @@ def reference_fusion(
                 target is not None
                 and all(u in target for u in users[p])  # every path p -> d stays in the kernel
                 and can_fuse(_pattern(graph, group), _pattern(graph, target), round)
-                and fits(graph, sorted(group + target), budget)
-                and (feasible is None or feasible(sorted(group + target)))
+                and fits(sorted(group + target))
             )
             if joins:
                 target.extend(group)
                 for i in group:
                     group_of[i] = target
-    if chip is not None and can_estimate(chip):
-        groups = [tuple(sorted(g)) for g in _as_partition(graph, group_of).groups]
-        search = CostSearch(graph, chip, budget, feasible, kernel_cycles)
-        return topological_groups(graph, search.improve(groups))
     return _as_partition(graph, group_of)
+
+
+def estimate_fits(
+    graph: Graph, chip: Any, sram_budget: int | None
+) -> Callable[[Sequence[int]], bool]:
+    """The capacity estimate as a rule: the kernels' share of SRAM, or no limit without one."""
+    if sram_budget is not None:
+        budget: int | None = int(sram_budget)
+    elif chip is None:
+        budget = None
+    else:
+        try:
+            budget = kernel_budget(chip)
+        except (AttributeError, TypeError):
+            raise PassError(
+                "fusion needs chip.sram.capacity_bytes (an int) to respect the SRAM size; "
+                f"{chip!r} has none. Pass a chip, sram_budget=..., or chip=None"
+            ) from None
+    return lambda group: capacity_fits(graph, group, budget)
 
 
 def _pattern(graph: Graph, group: list[int]) -> Pattern:
@@ -234,33 +211,3 @@ def fuse_elementwise_chains(graph: Graph, chip: Any = None) -> Partition:
         else:
             group_of[p] = [p]
     return _as_partition(graph, group_of)
-
-
-FusionPass = Callable[..., Partition]
-
-#: Fusion passes by name; a learner's function can be passed wherever a name is accepted.
-FUSION_PASSES: dict[str, FusionPass] = {
-    "reference": reference_fusion,
-    "none": no_fusion,
-    "elementwise": fuse_elementwise_chains,
-}
-
-
-def get_fusion(spec: str | FusionPass | None) -> FusionPass:
-    """A fusion pass by name (see :data:`FUSION_PASSES`), a callable, or None (no fusion).
-
-    Example:
-        >>> get_fusion("none").__name__
-        'no_fusion'
-    """
-    if spec is None:
-        return no_fusion
-    if callable(spec):
-        return spec
-    if isinstance(spec, str) and spec in FUSION_PASSES:
-        return FUSION_PASSES[spec]
-    known = ", ".join(repr(k) for k in FUSION_PASSES)
-    raise PassError(
-        f"unknown fusion pass {spec!r}; use one of {known}, None (no fusion), or a function "
-        "graph, chip -> Partition"
-    )

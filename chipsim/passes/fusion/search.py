@@ -1,4 +1,7 @@
-"""Round 3 of the reference pass: improve the rule-made kernels with the cost estimate.
+"""The autotuner: the cost-guided improvement step of the reference fusion.
+
+:func:`autotune` takes a partition (the rule pass's, see
+:mod:`chipsim.passes.fusion.reference`) and improves it by cost.
 
 Rules cannot know sizes; :func:`~chipsim.passes.fusion.cost.kernel_cycles` can. Kernels run
 one after another, so a partition costs about the sum of its kernels' estimates, and a change
@@ -15,12 +18,16 @@ kept only when the estimate goes down:
 
 Both repeat until neither helps. Every kernel they make must be *allowed*
 (:meth:`CostSearch.allowed`): connected, convex, made of edges the rule table allows in some
-round, reductions beside a contraction row-wise, and fitting in SRAM. A kernel with two or
+round, reductions beside a contraction row-wise, and passing the capacity rule ``fits``
+(the code generator's own under ``chipsim.compile``). A kernel with two or
 more contractions must also row-tile with its weights whole in the kernels' share of SRAM,
 because the code generator blocks only single-contraction kernels: otherwise it would spill.
 The partition as a whole must stay schedulable (no two kernels waiting for each other).
 
-With a measured cost (``kernel_cost``, see ``reference_fusion``) the measurement replaces
+With a measured cost (``kernel_cost``: compile hands
+:func:`chipsim.codegen.feasibility.kernel_timer`, which runs each candidate kernel alone on
+the simulator, as autotuners time candidates instead of trusting a formula) the measurement
+replaces
 the estimate, a kernel is measured only once it is known to be allowed, and the row-wise and
 two-contraction rules are dropped (they exist only because the estimate cannot see what those
 kernels cost; the code generator's no-spill check still applies).
@@ -39,9 +46,16 @@ import networkx as nx
 
 from chipsim.ir.graph import Graph
 from chipsim.ir.ops import Pattern
-from chipsim.passes.fusion.capacity import fits
-from chipsim.passes.fusion.cost import kernel_budget, kernel_cycles, mixes_rows, on_chip_limit
-from chipsim.passes.fusion.partition import node_dag
+from chipsim.passes.fusion.capacity import fits as capacity_fits
+from chipsim.passes.fusion.cost import (
+    can_estimate,
+    kernel_budget,
+    kernel_cycles,
+    mixes_rows,
+    on_chip_limit,
+)
+from chipsim.passes.fusion.partition import Partition, node_dag
+from chipsim.passes.fusion.reference import estimate_fits, topological_groups
 from chipsim.passes.fusion.rules import can_fuse, op_pattern
 
 Group = tuple[int, ...]
@@ -54,21 +68,19 @@ class CostSearch:
     Args:
         graph: the graph being partitioned.
         chip: a chip with the fields :data:`~chipsim.passes.fusion.cost.CHIP_FIELDS`.
-        budget: SRAM bytes a kernel may use (None: no limit).
-        feasible: optional extra check of a multi-op group (see ``reference_fusion``).
+        fits: the capacity rule, ``fits(group) -> bool`` for a multi-op group.
         kernel_cost: optional measured cost of a group, used instead of the estimate
-            :func:`~chipsim.passes.fusion.cost.kernel_cycles` (see ``reference_fusion``).
+            :func:`~chipsim.passes.fusion.cost.kernel_cycles`.
     """
 
     def __init__(
         self,
         graph: Graph,
         chip: Any,
-        budget: int | None,
-        feasible: Callable[[Sequence[int]], bool] | None = None,
-        kernel_cost: Callable[[Sequence[int]], int] | None = None,
+        fits: Callable[[Sequence[int]], bool],
+        kernel_cost: Callable[[Sequence[int]], int | None] | None = None,
     ) -> None:
-        self.graph, self.chip, self.budget, self.feasible = graph, chip, budget, feasible
+        self.graph, self.chip, self.fits = graph, chip, fits
         self.kernel_cost = kernel_cost
         ops = [i for i, n in enumerate(graph.nodes) if n.op != "constant"]
         self.dag = node_dag(graph).subgraph(ops).copy()
@@ -106,8 +118,7 @@ class CostSearch:
                 or (_rowwise_heavy(self.graph, group) and self._layer_fusion_fits(group, pats))
             )
             and _convex(self.dag, group)
-            and fits(self.graph, group, self.budget)
-            and (self.feasible is None or len(group) == 1 or self.feasible(group))
+            and (len(group) == 1 or self.fits(group))
         )
 
     def _layer_fusion_fits(self, group: Group, pats: dict[int, Pattern]) -> bool:
@@ -122,7 +133,7 @@ class CostSearch:
             len(rows) == 1
             and any(n.type.nbytes > on_chip_limit(self.chip) for n in nodes)
             and not any(mixes_rows(self.graph, i) for i in group)
-            and fits(self.graph, group, kernel_budget(self.chip))
+            and capacity_fits(self.graph, group, kernel_budget(self.chip))
         )
 
     def schedulable(self, groups: list[Group]) -> bool:
@@ -198,6 +209,31 @@ class CostSearch:
                 break
             groups = new
         return sorted(groups)
+
+
+def autotune(
+    graph: Graph,
+    chip: Any,
+    partition: Partition,
+    *,
+    fits: Callable[[Sequence[int]], bool] | None = None,
+    kernel_cycles: Callable[[Sequence[int]], int | None] | None = None,
+) -> Partition:
+    """Improve ``partition`` by cost: merge and move kernels while the cost goes down.
+
+    Args:
+        graph: the graph ``partition`` divides.
+        chip: the chip; one without the fields the estimate reads
+            (:data:`~chipsim.passes.fusion.cost.CHIP_FIELDS`) leaves ``partition`` as it is.
+        partition: the starting point, e.g. the rule pass's.
+        fits: the capacity rule (default: the estimate within the kernels' share of SRAM).
+        kernel_cycles: measured cost of a group, ``None`` where it cannot be measured
+            (default: the estimate alone).
+    """
+    if chip is None or not can_estimate(chip):
+        return partition
+    search = CostSearch(graph, chip, fits or estimate_fits(graph, chip, None), kernel_cycles)
+    return topological_groups(graph, search.improve([tuple(g) for g in partition.groups]))
 
 
 def _convex(dag: nx.DiGraph, group: Group) -> bool:

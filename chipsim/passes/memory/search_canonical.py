@@ -239,7 +239,7 @@ class _Search:
         offsets, floor_of, members = self.offsets, self.floor_of, self.inst.members
         room_x = cap - x
         k = lo
-        for t, f in zip(self.todo[lo:hi], self.top[lo:hi]):
+        for t, f in zip(self.todo[lo:hi], self.top[lo:hi], strict=False):
             if t:
                 room = cap - t  # the floor may be at most this
                 if f > room or t > room_x:

@@ -80,7 +80,7 @@ class Instance:
 
     def arena(self, offsets: Sequence[int]) -> int:
         """The arena of a plan given as offsets in record order."""
-        return max((o + s for o, s in zip(offsets, self.sizes)), default=0)
+        return max((o + s for o, s in zip(offsets, self.sizes, strict=False)), default=0)
 
     def place(self, order: Sequence[int], best_fit: bool, effort: Effort) -> list[int] | None:
         """Place the records in ``order`` with the rule of the greedy planners (best or first fit

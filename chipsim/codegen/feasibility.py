@@ -1,0 +1,107 @@
+"""Can the code generator run a group of ops as one kernel, and how long does it take alone?
+
+These are the two questions a fusion pass asks the code generator, answered by the code
+generator itself, so that no second copy of its rules exists:
+
+* :func:`kernel_fits` — the **one capacity rule** of fusion: a group fits when the code
+  generator plans it without spilling tiles to DRAM (row tiles, or blocks of a contraction
+  with its epilogue; see :func:`~chipsim.codegen.lower.plan_kernel`). A matmul whose weight is
+  larger than SRAM still fits: the blocked kernel streams the weight in blocks.
+* :func:`kernel_timer` — a group lowered and run alone on a timing-only simulator, as an
+  autotuner times candidate kernels instead of trusting a formula.
+
+The memory plan is not known while fusing, so both use a stand-in layout
+(:func:`stand_in_spec`).
+
+Example:
+    >>> from chipsim.ir import GraphBuilder, f32
+    >>> from chipsim.hw import get_chip
+    >>> import numpy as np
+    >>> b = GraphBuilder()
+    >>> x = b.input((256, 512), f32)
+    >>> w = b.const(np.zeros((512, 512), np.float32))  # 1 MiB: more than edge-npu's SRAM
+    >>> bias = b.const(np.zeros(512, np.float32))
+    >>> g = b.build(b.op("relu", b.op("add", b.op("matmul", x, w), bias)))
+    >>> fits = kernel_fits(g, get_chip("edge-npu"))
+    >>> [n.op for n in g.nodes]
+    ['constant', 'constant', 'matmul', 'add', 'relu']
+    >>> fits([2, 3, 4])  # matmul + bias + relu: blocked, no spill
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from chipsim.codegen.kernel import KernelSpec, Location
+from chipsim.codegen.lower import lower, plan_kernel
+from chipsim.errors import ChipsimError
+from chipsim.hw.chip import Chip
+from chipsim.hw.simulator import Simulator
+from chipsim.ir.graph import Graph
+from chipsim.passes.fusion.partition import group_outputs
+from chipsim.passes.placement import arena_budget, place_group
+
+Group = Sequence[int]
+
+
+def stand_in_spec(graph: Graph, chip: Chip, group: Group, *, on_chip: bool) -> KernelSpec:
+    """The :class:`KernelSpec` of one group, laid out as a compiled program would (about).
+
+    Its inputs and outputs where placement's stand-in puts them
+    (:func:`~chipsim.passes.placement.place_group`; with ``on_chip`` false, all in DRAM: "does
+    it spill?"), tile scratch above the activation arena (the kernels' SRAM window), spilled
+    intermediates in a DRAM scratch area.
+    """
+    window = (arena_budget(chip), chip.sram.capacity_bytes)
+    nodes = [graph.nodes[i] for i in sorted(group)]
+    spec = KernelSpec.of(nodes, group_outputs(graph, group), {})
+    homes, dram = place_group(graph, chip, (*spec.inputs, *spec.outputs), on_chip=on_chip)
+    where = {v: Location(level, offset) for v, (level, offset) in homes.items()}
+    return KernelSpec(
+        spec.name, spec.nodes, spec.inputs, spec.outputs, where, window, Location("dram", dram)
+    )
+
+
+def kernel_fits(graph: Graph, chip: Chip) -> Callable[[Group], bool]:
+    """The capacity rule: ``fits(group)`` is True when the code generator runs the group
+    (node indices) as one kernel without spilling its tiles to DRAM. Memoised per group."""
+    memo: dict[tuple[int, ...], bool] = {}
+
+    def fits(group: Group) -> bool:
+        key = tuple(sorted(group))
+        if key not in memo:
+            spec = stand_in_spec(graph, chip, key, on_chip=False)
+            memo[key] = plan_kernel(spec, chip).mode != "spill"
+        return memo[key]
+
+    return fits
+
+
+def kernel_timer(graph: Graph, chip: Chip) -> Callable[[Group], int | None]:
+    """Measured kernel costs, like an autotuner's: ``cycles(group)``.
+
+    The group is lowered with the activations in the SRAM arena where they would fit (see
+    :func:`stand_in_spec`) and run alone on a fresh timing-only
+    :class:`~chipsim.hw.Simulator`. Kernels of a program run in stream order and the host
+    queues the next launch while a kernel runs, so a kernel costs the program about
+    ``max(launch, body)``: that is what is returned. Memoised per group; a group the stand-in
+    layout cannot run gives ``None`` (the search then falls back to its estimate).
+    """
+    launch = chip.launch.graph_cycles
+    memo: dict[tuple[int, ...], int | None] = {}
+
+    def cycles(group: Group) -> int | None:
+        key = tuple(sorted(group))
+        if key not in memo:
+            spec = stand_in_spec(graph, chip, key, on_chip=True)
+            sim = Simulator(chip, functional=False)
+            try:
+                sim.run(lower(spec, chip, launch="graph"))
+            except ChipsimError:
+                memo[key] = None  # e.g. its spill scratch does not fit the stand-in layout
+            else:
+                memo[key] = max(sim.cycles - launch, launch)
+        return memo[key]
+
+    return cycles

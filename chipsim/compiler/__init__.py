@@ -1,0 +1,26 @@
+"""The compiler: ``compile`` as a :class:`Pipeline` of named stages, and the fusion stage's
+reference pass.
+
+* :mod:`~chipsim.compiler.pipeline` — :func:`compile`, :data:`PIPELINE`, the stages and the
+  :class:`CompileState` they hand on;
+* :mod:`~chipsim.compiler.fusion` — the reference fusion (rule pass + autotuner, with the code
+  generator's capacity rule), the named fusion passes, and how any pass is run and checked;
+* :mod:`~chipsim.compiler.records` — the tensors kept between kernels, for the planner.
+"""
+
+from chipsim.compiler.fusion import FUSION_PASSES, get_fusion, reference_fusion, run_fusion
+from chipsim.compiler.pipeline import PIPELINE, CompileState, Pipeline, Stage, compile
+from chipsim.compiler.records import kernel_records
+
+__all__ = [
+    "FUSION_PASSES",
+    "PIPELINE",
+    "CompileState",
+    "Pipeline",
+    "Stage",
+    "compile",
+    "get_fusion",
+    "kernel_records",
+    "reference_fusion",
+    "run_fusion",
+]

@@ -1,0 +1,169 @@
+"""The fusion stage of ``chipsim.compile``: the reference fusion, the named passes, and how a
+fusion pass (yours or ours, treated alike) is run and checked.
+
+The reference fusion is two readable parts composed in the open::
+
+    partition = rule_fusion(graph, chip, fits=fits)                     # the rule table
+    partition = autotune(graph, chip, partition, fits=fits, kernel_cycles=timer)  # by cost
+
+and the **one capacity rule** both obey is the code generator's own feasibility
+(:func:`chipsim.codegen.feasibility.kernel_fits`); the autotuner times candidate kernels on
+the simulator (:func:`chipsim.codegen.feasibility.kernel_timer`). It lives here, above the
+code generator, because it asks the code generator; the rule pass and the search know only
+the IR (:mod:`chipsim.passes.fusion`).
+
+Example:
+    >>> import numpy as np
+    >>> from chipsim.ir import GraphBuilder, f32
+    >>> b = GraphBuilder()
+    >>> x = b.input((64, 64), f32)
+    >>> g = b.build(b.op("relu", b.op("add", x, b.const(np.ones(64, np.float32)))))
+    >>> print(reference_fusion(g, "edge-npu"))
+    fused_add_relu: %2 %3
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from chipsim.codegen.feasibility import kernel_fits, kernel_timer
+from chipsim.errors import ChipsimError, PartitionError, PassError
+from chipsim.hw.chip import Chip, get_chip
+from chipsim.ir.graph import Graph
+from chipsim.passes.fusion import (
+    Partition,
+    autotune,
+    fuse_elementwise_chains,
+    no_fusion,
+    rule_fusion,
+    validate_partition,
+)
+
+
+def reference_fusion(graph: Graph, chip: Any = None) -> Partition:
+    """The reference fusion: the rule pass, then the autotuner, with the code generator's
+    feasibility as the capacity rule (see the module docstring).
+
+    Args:
+        graph: the graph to partition.
+        chip: a preset name or :class:`~chipsim.hw.Chip`; without one, the rules alone (no
+            capacity limit, no cost step). Another object with the chip's fields gets the
+            estimates instead of the code generator's answers.
+    """
+    if chip is None:
+        return rule_fusion(graph)
+    if isinstance(chip, str):
+        chip = get_chip(chip)
+    fits = timer = None
+    if isinstance(chip, Chip):
+        fits, timer = kernel_fits(graph, chip), kernel_timer(graph, chip)
+    partition = rule_fusion(graph, chip, fits=fits)
+    return autotune(graph, chip, partition, fits=fits, kernel_cycles=timer)
+
+
+FusionPass = Callable[..., Partition]
+
+#: Fusion passes by name; a learner's function can be passed wherever a name is accepted.
+FUSION_PASSES: dict[str, FusionPass] = {
+    "reference": reference_fusion,
+    "none": no_fusion,
+    "elementwise": fuse_elementwise_chains,
+}
+
+
+def get_fusion(spec: str | FusionPass | None) -> FusionPass:
+    """A fusion pass by name (see :data:`FUSION_PASSES`), a callable, or None (no fusion).
+
+    Example:
+        >>> get_fusion("none").__name__
+        'no_fusion'
+    """
+    if spec is None:
+        return no_fusion
+    if callable(spec):
+        return spec
+    if isinstance(spec, str) and spec in FUSION_PASSES:
+        return FUSION_PASSES[spec]
+    known = ", ".join(repr(k) for k in FUSION_PASSES)
+    raise PassError(
+        f"unknown fusion pass {spec!r}; use one of {known}, None (no fusion), or a function "
+        "graph, chip -> Partition"
+    )
+
+
+def pass_name(fn: Any) -> str:
+    """How an error names a pass: ``my_fusion``, or ``<lambda> (cell.py, line 3)``."""
+    name = getattr(fn, "__qualname__", None) or type(fn).__name__
+    code = getattr(fn, "__code__", None)
+    if name.endswith("<lambda>") and code is not None:
+        name += f" ({os.path.basename(code.co_filename)}, line {code.co_firstlineno})"
+    return name
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_LIBRARIES = tuple(
+    os.path.abspath(p) for p in {sys.prefix, sys.base_prefix, os.path.dirname(os.__file__)}
+)
+
+
+_COMPREHENSIONS = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>")
+
+
+def _own_code(filename: str) -> bool:
+    """Whether ``filename`` is the caller's code: not chipsim's, not Python's or a library's."""
+    path = os.path.abspath(filename)
+    return not path.startswith((_PACKAGE, *_LIBRARIES)) and not path.startswith("<frozen")
+
+
+def where_in_your_code(exc: BaseException) -> str:
+    """`` at cell.py, line 7, in my_fusion: return merge(groups)``: the innermost frame of
+    ``exc``'s traceback that is the caller's own code (not chipsim, Python or a library);
+    ``""`` if there is none."""
+    frames = [
+        f
+        for f in traceback.extract_tb(exc.__traceback__)
+        if _own_code(f.filename) and f.name not in _COMPREHENSIONS  # the line is its caller's
+    ]
+    if not frames:
+        return ""
+    f = frames[-1]
+    line = f": {f.line.strip()}" if f.line else ""
+    return f" at {os.path.basename(f.filename)}, line {f.lineno}, in {f.name}{line}"
+
+
+def run_fusion(fuse: FusionPass, graph: Graph, chip: Chip) -> Partition:
+    """Run a fusion pass and check its answer; any pass, ours or a learner's, alike.
+
+    Raises:
+        PassError: the pass crashed (naming the pass and the line of your code where it
+            happened) or returned something that is not a :class:`Partition`. A
+            :class:`~chipsim.errors.ChipsimError` the pass raised keeps its kind; its message
+            gains the pass's name and line.
+        PartitionError: the partition is invalid (naming the pass, the nodes and groups).
+    """
+    name = pass_name(fuse)
+    try:
+        partition = fuse(graph, chip)
+    except ChipsimError as exc:  # kept as it is (callers catch its kind), named and located
+        exc.args = (f"fusion pass {name!r} failed{where_in_your_code(exc)}: {exc}",)
+        raise
+    except Exception as exc:
+        raise PassError(
+            f"fusion pass {name!r} crashed{where_in_your_code(exc)}: "
+            f"{type(exc).__name__}: {exc}. Fix the pass so that it returns a Partition"
+        ) from exc
+    if not isinstance(partition, Partition):
+        hint = " (did you forget `return`?)" if partition is None else ""
+        raise PassError(
+            f"fusion pass {name!r} returned {type(partition).__name__}{hint}; "
+            "it must return a Partition"
+        )
+    try:
+        validate_partition(graph, partition)
+    except PartitionError as exc:
+        raise PartitionError(f"fusion pass {name!r} returned an invalid partition: {exc}") from exc
+    return partition.with_graph(graph)

@@ -1,0 +1,44 @@
+"""The feedback pictures are readable: no label runs into a title, and a transformer's timeline
+gets the full width of the page."""
+
+from __future__ import annotations
+
+import pytest
+
+from chipsim.grading import PARTS, score_answer, submit
+from chipsim.grading.render import figure
+from chipsim.passes.fusion import fuse_elementwise_chains
+
+
+@pytest.fixture(scope="module")
+def transformer_picture():
+    part = PARTS["fusion_challenge"]
+    visible = [i.id for i in part.instances if not i.hidden]
+    answer = submit(part.id, fuse_elementwise_chains, score=False)
+    scored = score_answer(part, answer.doc, points=4, required=visible)
+    shown = next(
+        s for s in scored.instances if s.picture is not None and "transformer" in s.instance
+    )
+    return figure(shown.instance, *shown.picture)
+
+
+def test_no_text_overlaps_a_subplot_title(transformer_picture):
+    fig = transformer_picture
+    renderer = fig.canvas.get_renderer()
+    fig.canvas.draw()
+    for ax in fig.axes:
+        title = ax.title.get_window_extent(renderer)
+        assert ax.title.get_text().startswith(("yours:", "reference:"))
+        others = [t for t in ax.texts if t.get_text()]
+        others += [t for t in ax.get_yticklabels() + ax.get_xticklabels() if t.get_text()]
+        for text in others:
+            assert not title.overlaps(text.get_window_extent(renderer)), text.get_text()
+
+
+def test_each_timeline_is_wide_and_tall_enough(transformer_picture):
+    fig = transformer_picture
+    fig.canvas.draw()
+    for ax in fig.axes:
+        box = ax.get_position()
+        width, height = box.width * fig.get_figwidth(), box.height * fig.get_figheight()
+        assert width >= 8.5 and height >= 1.8, (width, height)
