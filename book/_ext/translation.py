@@ -118,6 +118,14 @@ class CheckTranslationsApplied(SphinxTransform):
 _ALREADY_TRANSLATED = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uff00-\uffef]")
 
 
+def _is_prose(message: str) -> bool:
+    """English words to translate: not in a CJK script, and two words outside roles and code."""
+    if _ALREADY_TRANSLATED.search(message):
+        return False
+    words = re.sub(r"(\{[\w:-]+\}|:[\w:-]+:)`[^`]*`|``[^`]*``|`[^`]*`", " ", message)
+    return bool(re.search(r"[A-Za-z]{2,}\s+[A-Za-z]{2,}", words))
+
+
 def add_untranslated_notice(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     """``doctree-resolved``: a note at the top of a page that is not translated yet."""
     if _is_english(app.config):
@@ -125,11 +133,11 @@ def add_untranslated_notice(app: Sphinx, doctree: nodes.document, docname: str) 
     # Counted on the finished page: the front matter's fields, which are messages while the
     # page is read, are gone by now, as they are from the gettext templates.
     # Text Sphinx itself wrote in the edition's language (autodoc's "Parameters", "Bases: ...")
-    # is no English waiting for a translation.
+    # and bare names (autosummary's rows, type names) are no English waiting for a translation.
     marks = [
         bool(node.get("translated"))
         for node, message in _messages(doctree)
-        if node.get("translated") or not _ALREADY_TRANSLATED.search(message)
+        if node.get("translated") or _is_prose(message)
     ]
     translated, total = sum(marks), len(marks)
     template = _this_edition(app).get("untranslated_notice", "")
