@@ -134,8 +134,15 @@ def add_untranslated_notice(app: Sphinx, doctree: nodes.document, docname: str) 
     # page is read, are gone by now, as they are from the gettext templates.
     # Text Sphinx itself wrote in the edition's language (autodoc's "Parameters", "Bases: ...")
     # and bare names (autosummary's rows, type names) are no English waiting for a translation.
+    # A message the catalogue keeps as it is (msgstr == msgid, e.g. a sentence whose
+    # cross-references only resolve in the original) is translated on purpose.
+    config = app.config
+    domain = docname_to_domain(docname, config.gettext_compact)
+    dirs = [os.path.join(app.srcdir, d) for d in config.locale_dirs]
+    catalog, found = init_locale(dirs, config.language, domain)
+    kept = getattr(catalog, "_catalog", {}) if found else {}
     marks = [
-        bool(node.get("translated"))
+        bool(node.get("translated")) or kept.get(message) == message
         for node, message in _messages(doctree)
         if node.get("translated") or _is_prose(message)
     ]
