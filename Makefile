@@ -18,7 +18,7 @@ LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 # Kernels started from the venv read it (.venv/etc/ipython/): no TCP warning per chapter.
 KERNEL_CONFIG_SRC := config/ipython_kernel_config.py
 
-.PHONY: help setup book translations test lint lab chapter exercises grade grade-mine feedback demo-submissions clean
+.PHONY: help setup book translations test lint lab chapter exercises grade grade-mine feedback leaderboard demo-submissions clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -102,6 +102,12 @@ grade-mine: $(STAMP)  ## grade your own exercises/ notebooks; feedback in gradeb
 
 feedback: $(STAMP)  ## HTML feedback (with pictures) per student under gradebook/feedback/
 	python -m chipsim.grading.cli feedback
+
+# The open challenges ranked (gradebook/leaderboard.html + .csv), from the grader's own
+# numbers in the autograded notebooks. Pseudonyms: make leaderboard LEADERBOARD_FLAGS=--pseudonyms
+LEADERBOARD_FLAGS ?=
+leaderboard: $(STAMP)  ## rank the class on the open challenges: gradebook/leaderboard.html (+ .csv)
+	python -m chipsim.grading.leaderboard $(LEADERBOARD_FLAGS)
 
 demo-submissions: $(STAMP)  ## regenerate grading/demo_submissions from exercises/ + solutions/
 	python grading/make_demo_submissions.py

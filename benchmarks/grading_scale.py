@@ -13,6 +13,9 @@ end) or a fresh sqlite file. Wall time runs from the start of the first process 
 the last (start-up, entering the assignments and every shard's grading included). After each
 run the audit log must show every notebook graded exactly once.
 
+``--records N`` instead times the grading records alone: N claim + record cycles (what a
+shard does per notebook, besides nbgrader's own writes) against each backend.
+
 Prints a Markdown row per run (appended as JSON to ``--out`` as it finishes) and, at the end,
 the arithmetic for a class of 1,000 at a deadline from the best measured seconds per notebook
 per core.
@@ -102,7 +105,11 @@ def main() -> None:
     ap.add_argument("--shards", type=int, nargs="+", default=[4, 2, 1])
     ap.add_argument("--backends", nargs="+", default=["postgresql", "sqlite"])
     ap.add_argument("--out", type=Path, default=None, help="append each row as JSON here")
+    ap.add_argument("--records", type=int, default=0, help="time N claim + record cycles")
     args = ap.parse_args()
+    if args.records:
+        records(args.records, args.backends)
+        return
     if "postgresql" in args.backends and not BINARIES:
         sys.exit("no PostgreSQL server binaries under /usr/lib/postgresql/*/bin")
     tmp = Path(tempfile.mkdtemp(prefix="chipsim-scale-"))
@@ -135,6 +142,32 @@ def main() -> None:
                     with args.out.open("a") as f:
                         f.write(json.dumps(row) + "\n")
         deadline(rows, os.cpu_count() or 1)
+    finally:
+        if server:
+            server.remove()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def records(n: int, backends: list[str]) -> None:
+    """Milliseconds per notebook of the claims and ledger, one process, per backend."""
+    tmp = Path(tempfile.mkdtemp(prefix="chipsim-records-"))
+    server = Server(BINARIES[-1].parent) if "postgresql" in backends else None
+    try:
+        if server:
+            server.init()
+            server.start()
+        for backend in backends:
+            url = normalize(server.new_database()) if backend == "postgresql" else default_url(tmp)
+            store = Store(url)
+            store.create()
+            start = time.perf_counter()
+            for k in range(n):
+                assert store.claim(f"learner{k}/fusion", "bench", lease=60)
+                store.entry(f"learner{k}/fusion")
+                store.record(f"learner{k}/fusion", "d", "graded", owner="bench")
+            ms = 1000 * (time.perf_counter() - start) / n
+            print(f"{backend}: {ms:.2f} ms per notebook (claim, check, record; {n} notebooks, "
+                  f"load {os.getloadavg()[0]:.1f})")  # fmt: skip
     finally:
         if server:
             server.remove()

@@ -51,14 +51,11 @@ from chipsim.hw.isa import Instr, Operand, cost
 from chipsim.ir.dtypes import to_storage
 from chipsim.ir.graph import Node, Value
 from chipsim.ir.ops import check_attrs, get_op
+from chipsim.passes.memory.liveness import align_up
+from chipsim.passes.placement import ALIGN
 
-ALIGN = 64
 MIN_BLOCK = 16  # smallest tile edge tried first (smaller tiles only when nothing else fits)
 NEAR_BEST = 0.02  # estimates this close to the fastest count as equally fast
-
-
-def _align(n: int) -> int:
-    return -(-n // ALIGN) * ALIGN
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,13 +164,13 @@ def sram_layout(
     cursor = lo
     for n in immediates(kernel):
         offsets[n.output] = (cursor,)
-        cursor += _align(n.type.nbytes)
+        cursor += align_up(n.type.nbytes, ALIGN)
     shared = in_place(bk, kernel)
     for v in loaded_values(bk, kernel) + buffered_results(bk, kernel):
         if v in shared:
             offsets[v] = offsets[shared[v]]
             continue
-        size = _align(tile_bytes(v, bk.maps[v], tile))
+        size = align_up(tile_bytes(v, bk.maps[v], tile), ALIGN)
         offsets[v] = tuple(cursor + b * size for b in range(blocks.buffers))
         cursor += blocks.buffers * size
     return offsets, cursor

@@ -35,11 +35,11 @@ from collections.abc import Callable, Sequence
 
 from chipsim.codegen.kernel import KernelSpec, Location
 from chipsim.codegen.lower import lower, plan_kernel
+from chipsim.codegen.streaming import stand_in, worth_streaming
 from chipsim.errors import ChipsimError
 from chipsim.hw.chip import Chip
 from chipsim.hw.simulator import Simulator
 from chipsim.ir.graph import Graph
-from chipsim.passes.fusion.partition import group_outputs
 from chipsim.passes.placement import arena_budget, place_group
 
 Group = Sequence[int]
@@ -53,10 +53,11 @@ def stand_in_spec(graph: Graph, chip: Chip, group: Group, *, on_chip: bool) -> K
     it spill?"), tile scratch above the activation arena (the kernels' SRAM window), spilled
     intermediates in a DRAM scratch area.
     """
+    if on_chip:  # as in the program: graph inputs worth streaming stay in DRAM
+        return stand_in(graph, group, chip, worth_streaming(graph, group, chip, graph.inputs))
     window = (arena_budget(chip), chip.sram.capacity_bytes)
-    nodes = [graph.nodes[i] for i in sorted(group)]
-    spec = KernelSpec.of(nodes, group_outputs(graph, group), {})
-    homes, dram = place_group(graph, chip, (*spec.inputs, *spec.outputs), on_chip=on_chip)
+    spec = KernelSpec.of_group(graph, group, {})
+    homes, dram = place_group(graph, chip, (*spec.inputs, *spec.outputs), on_chip=False)
     where = {v: Location(level, offset) for v, (level, offset) in homes.items()}
     return KernelSpec(
         spec.name, spec.nodes, spec.inputs, spec.outputs, where, window, Location("dram", dram)

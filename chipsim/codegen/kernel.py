@@ -19,7 +19,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from chipsim.errors import PlanError
-from chipsim.ir.graph import Node, Value
+from chipsim.ir.graph import Graph, Node, Value
+from chipsim.passes.fusion.naming import name_of_ops
+from chipsim.passes.fusion.partition import group_outputs
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,10 +40,7 @@ class Location:
 
 def kernel_name(nodes: Iterable[Node]) -> str:
     """``"add"`` for one op, ``"fused_matmul_add_relu"`` for a group (constants left out)."""
-    ops = [n.op for n in nodes if n.op != "constant"]
-    if not ops:
-        return "constant"
-    return ops[0] if len(ops) == 1 else "fused_" + "_".join(ops)
+    return name_of_ops([n.op for n in nodes])
 
 
 @dataclass(frozen=True, eq=False)
@@ -83,3 +82,13 @@ class KernelSpec:
                 if v not in produced:
                     inputs.setdefault(v, None)
         return KernelSpec(kernel_name(nodes), nodes, tuple(inputs), tuple(outputs), location)
+
+    @staticmethod
+    def of_group(
+        graph: Graph, group: Iterable[int], location: Mapping[Value, Location]
+    ) -> KernelSpec:
+        """The spec of a group of ``graph``'s nodes (indices), its outputs those crossing
+        the group's boundary (see :func:`~chipsim.passes.fusion.partition.group_outputs`)."""
+        group = sorted(group)
+        nodes = [graph.nodes[i] for i in group]
+        return KernelSpec.of(nodes, group_outputs(graph, group), location)

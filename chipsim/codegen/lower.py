@@ -37,6 +37,7 @@ from chipsim.codegen.blocked import (
     choose_blocks,
     count_loads,
     emit_blocked,
+    estimate_cycles,
     sram_layout,
 )
 from chipsim.codegen.contraction import BlockedKernel, match_blocked
@@ -49,8 +50,13 @@ from chipsim.hw.isa import Instr, Operand
 from chipsim.ir.graph import Node, Value
 from chipsim.ir.ops import Pattern, check_attrs, flops, get_op
 from chipsim.ir.ops.tiling import row_tiling
+from chipsim.passes.memory.liveness import align_up
+from chipsim.passes.placement import ALIGN
 
-ALIGN = 64
+#: Blocks replace row tiles only when estimated this much faster (row tiles are the simpler
+#: plan, and the estimate is rough; the case that matters is a weight that barely fits SRAM,
+#: where thin row tiles are several times slower).
+BLOCKS_MARGIN = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,10 +81,6 @@ class KernelPlan:
     sram_bytes: int  # scratch SRAM used
     scratch_bytes: int  # DRAM scratch needed (spill mode)
     block: tuple[int, int, int] | None = None  # blocked mode: (rows, columns, inner) per tile
-
-
-def _align(n: int) -> int:
-    return -(-n // ALIGN) * ALIGN
 
 
 class _Lowering:
@@ -156,7 +158,7 @@ class _Lowering:
     # -- planning ----------------------------------------------------------------------------
     def plan(self, need_scratch: bool = True) -> tuple[KernelPlan, dict[Value, Home]]:
         tiled = self._plan_tiled()
-        if tiled is not None:
+        if tiled is not None and not self._blocks_beat(tiled[0]):
             return tiled
         blocked = self._plan_blocked()
         if blocked is not None:
@@ -166,6 +168,28 @@ class _Lowering:
 
     def _window(self) -> tuple[int, int]:
         return self.k.sram_window or (0, self.chip.sram.capacity_bytes)
+
+    def _blocks_beat(self, tiled: KernelPlan) -> bool:
+        """Would blocking this contraction be clearly faster than its row tiles?
+
+        Row tiles keep the whole weight in SRAM; when it barely fits, the tiles left for the
+        rows are so thin that fixed costs dominate (a cliff just below SRAM's capacity).
+        Row tiles are blocks with all columns and the whole inner dimension, so one cost
+        model (:func:`~chipsim.codegen.blocked.estimate_cycles`) compares the two.
+        """
+        bk = match_blocked(self.k)
+        if bk is None or bk.geometry.row_axis != 0 or bk.geometry.batch_axes:
+            return False
+        if tiled.tiles < 2:
+            return False
+        blocks = choose_blocks(bk, self.k, self.chip, self._window(), self.double_buffer)
+        if blocks is None:
+            return False
+        shape = bk.contraction.type.shape
+        cols = shape[bk.geometry.col_axis] if bk.geometry.col_axis is not None else 1
+        rows = Blocks(tiled.rows_per_tile, cols, bk.geometry.k, tiled.buffers)
+        as_rows = estimate_cycles(bk, self.k, self.chip, rows)
+        return estimate_cycles(bk, self.k, self.chip, blocks) < as_rows * (1 - BLOCKS_MARGIN)
 
     def _plan_blocked(self) -> KernelPlan | None:
         """A single contraction (plus epilogue) too big for row tiles: block it."""
@@ -215,7 +239,7 @@ class _Lowering:
         rows = self.rows
         stream = self._stream_values()
         whole = self._whole_values(stream)
-        whole_bytes = sum(_align(v.type.nbytes) for v in whole)
+        whole_bytes = sum(align_up(v.type.nbytes, ALIGN) for v in whole)
         row_bytes = sum(v.type.nbytes // rows for v in stream)
         free = hi - lo - whole_bytes - 2 * ALIGN * len(stream)
         if free < 0:
@@ -230,9 +254,9 @@ class _Lowering:
         cursor = lo
         for v in whole:
             homes[v] = Home("whole", "sram", (cursor,), False)
-            cursor += _align(v.type.nbytes)
+            cursor += align_up(v.type.nbytes, ALIGN)
         for v in stream:
-            size = _align(per_tile * (v.type.nbytes // rows))
+            size = align_up(per_tile * (v.type.nbytes // rows), ALIGN)
             homes[v] = Home("stream", "sram", tuple(cursor + b * size for b in range(nbuf)), True)
             cursor += nbuf * size
         self._place_fixed(homes)
@@ -308,7 +332,7 @@ class _Lowering:
                 homes[n.output] = homes[n.inputs[0]]
                 continue
             homes[n.output] = Home("whole", "dram", (base + cursor,), False)
-            cursor += _align(n.output.type.nbytes)
+            cursor += align_up(n.output.type.nbytes, ALIGN)
         if cursor and self.k.scratch is None and need_scratch:
             raise PlanError(
                 f"kernel {self.k.name!r}: its working set does not fit SRAM even one row at a "
@@ -409,6 +433,17 @@ class _Lowering:
 def plan_kernel(kernel: KernelSpec, chip: Chip, *, double_buffer: bool = True) -> KernelPlan:
     """How ``kernel`` will be tiled on ``chip`` (mode, tiles, SRAM and DRAM scratch bytes)."""
     return _Lowering(kernel, chip, double_buffer).plan(need_scratch=False)[0]
+
+
+def plan_homes(
+    kernel: KernelSpec, chip: Chip, *, double_buffer: bool = True
+) -> tuple[KernelPlan, dict[Value, Home], BlockedKernel | None]:
+    """The plan of ``kernel``, where each value lives during it, and its blocked form (if
+    blocked)."""
+    lowering = _Lowering(kernel, chip, double_buffer)
+    plan, homes = lowering.plan(need_scratch=False)
+    blocked = lowering.blocked[0] if plan.mode == "blocked" else None
+    return plan, homes, blocked
 
 
 def scratch_bytes(kernel: KernelSpec, chip: Chip) -> int:

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from chipsim.codegen.streaming import streamed_inputs
 from chipsim.compiler.fusion import get_fusion, run_fusion
 from chipsim.compiler.records import kernel_records
 from chipsim.errors import PassError
@@ -95,7 +96,9 @@ def _plan(s: CompileState) -> CompileState:
 
 def _place(s: CompileState) -> CompileState:
     offsets = {v: s.plan.offsets[r.id] for v, r in zip(s.planned, s.records, strict=True)}
-    return s.but(placement=place(s.graph, offsets, s.plan.arena_size, s.chip))
+    streamed = streamed_inputs(s.graph, s.partition.groups, s.chip)
+    placement = place(s.graph, offsets, s.plan.arena_size, s.chip, streamed=streamed)
+    return s.but(placement=placement)
 
 
 def _codegen(s: CompileState) -> CompileState:

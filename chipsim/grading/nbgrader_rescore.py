@@ -47,6 +47,7 @@ import chipsim.viz.timeline  # noqa: F401
 from chipsim.grading.answer import MIME
 from chipsim.grading.grade import answer_language, score_answer
 from chipsim.grading.hidden import configured
+from chipsim.grading.leaderboard import CHALLENGES, measured
 from chipsim.grading.manifest import Snapshot
 from chipsim.grading.problems import ASSIGNMENTS, PARTS, Part
 from chipsim.grading.render import picture_output, result_output, text_output
@@ -89,14 +90,19 @@ class RescoreAnswers(NbGraderPreprocessor):
         hidden = configured(self)
         notes = nb.metadata.setdefault("chipsim", {})
         restored = set(notes.get("restored", ()))  # by chipsim.grading.sanitize
+        measured_here: dict[str, Any] = {}  # the grader's challenge numbers (leaderboard)
         with warnings.catch_warnings(), redirect_stderr(io.StringIO()):
             warnings.simplefilter("ignore")  # nothing the grader does may print to stderr
             for cell in nb.cells:
                 part_id = _gid(cell)
                 if cell.cell_type == "code" and part_id in PARTS and _is_grade(cell):
                     part = hidden.bind(PARTS[part_id])
-                    _rewrite(cell, self._score(cell, part, tampered), part_id in restored)
+                    score = self._score(cell, part, tampered)
+                    _rewrite(cell, score, part_id in restored)
+                    if part_id in CHALLENGES:
+                        measured_here[part_id] = measured(score)
         notes.update(
+            measured=measured_here,  # replaces whatever the submitted notebook carried
             sandbox=sandbox,
             flags=[
                 dict(zip(("part", "cell", "line", "what"), astuple(f), strict=False)) for f in flags

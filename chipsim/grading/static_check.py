@@ -64,7 +64,8 @@ FORBIDDEN_NAMES = frozenset(
         "FUSION_PASSES", "immediate_post_dominators", "all_partitions", "greedy_by_size",
         "first_fit", "search", "naive", "get_planner", "PLANNERS", "plan_memory", "liveness",
         "records_from_uses", "kernel_records", "place_in_order", "topological_groups",
-        "fits", "checks", "baseline", "fusion_strategy", "plan_strategy",
+        "fits", "checks", "baseline", "fusion_strategy", "plan_strategy", "rule_fusion",
+        "autotune", "estimate_fits", "CostSearch",
     }
 )  # fmt: skip
 #: Attributes that reach inside modules and objects.

@@ -94,6 +94,7 @@ TOOLS: dict[str, str] = {
     "chipsim.codegen.blocked:*": "the code generator's blocked kernels (a big matmul's epilogue)",
     "chipsim.passes.fusion.partition:group_outputs": "the values a kernel writes out, a tool",
     "chipsim.passes.placement:place_group": "placement's stand-in layout for measuring a kernel",
+    "chipsim.codegen.streaming:stand_in": "the stand-in layout with streamed inputs in DRAM",
     "chipsim.ir.ops.contraction:_conv_geometry": "conv2d's own trait (the op registry's)",
 }
 

@@ -20,9 +20,17 @@ def _fail(graph: Graph, line: int, what: str) -> IRError:
 
 def _check_cycle(graph: Graph) -> None:
     producer = graph.producer()
+    index = graph.node_index()
+    if all(
+        index[producer[v]] < i
+        for i, node in enumerate(graph.nodes)
+        for v in node.inputs
+        if v in producer
+    ):
+        return  # every value is made before it is read: nodes in topological order, no cycle
+    # otherwise find the cycle to name it (networkx's search is slow on big graphs: only here)
     dg = nx.DiGraph()
     dg.add_nodes_from(range(len(graph.nodes)))
-    index = graph.node_index()
     for i, node in enumerate(graph.nodes):
         for v in node.inputs:
             if v in producer:

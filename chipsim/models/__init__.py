@@ -32,12 +32,13 @@ from chipsim.frontend.tracing import trace
 from chipsim.ir.graph import Graph
 from chipsim.ir.types import TensorType
 from chipsim.models.language import bert_forward, gpt2_forward
+from chipsim.models.measure import ModelRun, measure
 from chipsim.models.params import Params
 from chipsim.models.records import activation_records
 from chipsim.models.summary import ModelSummary, parameters, summary
 from chipsim.models.vision import mobilenet_v2_forward, resnet18_forward
 
-# name -> (forward function, input type from the knobs, knobs of the input, model knobs)
+# name -> (forward function, the graph input's type from the input knobs batch/image/seq)
 _MODELS: dict[str, tuple[Callable[..., Any], Callable[..., TensorType]]] = {
     "resnet18": (
         resnet18_forward,
@@ -116,6 +117,7 @@ NETWORKS = {
 
 __all__ = [
     "MODELS",
+    "ModelRun",
     "NETWORKS",
     "ModelSummary",
     "activation_records",
@@ -125,6 +127,7 @@ __all__ = [
     "example_input",
     "gpt2_small",
     "input_type",
+    "measure",
     "mobilenet_v2",
     "parameters",
     "resnet18",

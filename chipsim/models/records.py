@@ -7,31 +7,26 @@ planning instance. These are the planner benchmark's "published models" family.
 
 from __future__ import annotations
 
+from chipsim.compiler.pipeline import PIPELINE, CompileState
 from chipsim.hw.chip import Chip, get_chip
 from chipsim.ir.graph import Graph
-from chipsim.passes.fusion import get_fusion, reference_fusion
 from chipsim.passes.memory import UsageRecord
-from chipsim.passes.simplify import simplify
 
 
 def activation_records(
     graph: Graph, fusion: str | None = None, chip: str | Chip = "edge-npu"
 ) -> list[UsageRecord]:
     """Usage records of ``graph``'s activations between kernels: one kernel per op when
-    ``fusion`` is None (the model's own schedule), else under that fusion pass."""
-    from chipsim.compiler import codegen_feasible, codegen_kernel_cycles, kernel_records
+    ``fusion`` is None (the model's own schedule), else under that fusion pass.
 
-    target = get_chip(chip)
-    g = simplify(graph)
-    fuse = get_fusion(fusion or "none")
-    if fuse is reference_fusion:  # as chipsim.compile calls it: with measured kernel costs
-        partition = fuse(
-            g,
-            target,
-            feasible=codegen_feasible(g, target),
-            kernel_cycles=codegen_kernel_cycles(g, target),
-        )
-    else:
-        partition = fuse(g, target)
-    records, _ = kernel_records(g, partition.with_graph(g))
-    return records
+    It runs :data:`chipsim.PIPELINE` (the compiler's own stages) up to and including
+    liveness, so the records are exactly those ``chipsim.compile`` would plan.
+    """
+    state = CompileState(
+        source=graph, example_inputs=(), chip=get_chip(chip), fusion=fusion or "none"
+    )
+    for stage in PIPELINE:
+        state = stage(state)
+        if stage.name == "liveness":
+            return state.records
+    raise AssertionError("chipsim.PIPELINE has no liveness stage")

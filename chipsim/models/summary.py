@@ -60,7 +60,7 @@ def summary(graph: Graph) -> ModelSummary:
         >>> from chipsim.models import resnet18
         >>> s = summary(resnet18())
         >>> s.params, round(s.macs / 1e9, 2)
-        (11689512, 1.82)
+        (11689512, 1.81)
     """
     macs = flops = act = weights = 0
     patterns: Counter[str] = Counter()

@@ -31,6 +31,7 @@ import numpy as np
 from chipsim.ir.graph import Attrs, ConstData, Graph, Node, Value
 from chipsim.ir.ops import check_attrs, get_op
 from chipsim.ir.types import TensorType
+from chipsim.passes.simplify import dce
 
 
 def _const(nodes_by_value: dict[Value, Node], v: Value) -> np.ndarray | None:
@@ -94,6 +95,4 @@ def fold_batchnorm(graph: Graph) -> Graph:
                 new = new.replace(inputs=tuple(mapping.get(v, v) for v in new.inputs))
             nodes.append(new)
     outputs = tuple(mapping.get(v, v) for v in graph.outputs)
-    from chipsim.passes.simplify import dce
-
     return dce(graph.replace(nodes=tuple(nodes), outputs=outputs))

@@ -33,6 +33,7 @@ from typing import Any
 
 from chipsim.errors import OutOfMemoryError
 from chipsim.ir.graph import Graph, Value
+from chipsim.passes.memory.liveness import align_up
 
 #: Largest constant (bytes) kept in registers.
 REGISTER_LIMIT_BYTES = 256
@@ -128,11 +129,6 @@ class Placement:
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def align_up(n: int, alignment: int = ALIGN) -> int:
-    """``n`` rounded up to a multiple of ``alignment`` (every tensor starts 64-byte aligned)."""
-    return -(-n // alignment) * alignment
-
-
 def arena_budget(chip: Any) -> int:
     """Bytes of SRAM the activation arena may use on ``chip`` (64-byte aligned)."""
     return int(chip.sram.capacity_bytes * ARENA_SHARE) // ALIGN * ALIGN
@@ -153,10 +149,10 @@ class _Level:
         self.held: list[tuple[str, int]] = []  # (tensor, bytes) in address order
 
     def fits(self, nbytes: int) -> bool:
-        return self.end + align_up(nbytes) <= self.capacity
+        return self.end + align_up(nbytes, ALIGN) <= self.capacity
 
     def take(self, label: str, nbytes: int) -> int:
-        offset, self.end = self.end, self.end + align_up(nbytes)
+        offset, self.end = self.end, self.end + align_up(nbytes, ALIGN)
         self.held.append((label, nbytes))
         return offset
 
@@ -166,7 +162,7 @@ def check_capacity(level: str, capacity: int, held: Sequence[tuple[str, int]], w
 
     ``what`` says what the program is, for the message; the tensors are listed largest first.
     """
-    total = sum(align_up(n) for _, n in held)
+    total = sum(align_up(n, ALIGN) for _, n in held)
     if total <= capacity:
         return
     big = sorted(held, key=lambda t: -t[1])
@@ -238,7 +234,9 @@ def place(
         elif v in host:
             slots[v] = Slot(DRAM, host[v], "output", "an input returned as it is")
     spilled = {v: o for v, o in arena_values.items() if o + v.type.nbytes > budget}
-    spill_base = dram.take("spilled activations", arena_bytes) if spilled else dram.end
+    # spilled inputs are read where the host wrote them; only intermediates need the region
+    spill_end = max((o + v.type.nbytes for v, o in spilled.items() if v not in host), default=0)
+    spill_base = dram.take("spilled activations", spill_end) if spill_end else dram.end
     share = f"{int(ARENA_SHARE * 100)}% of SRAM"
     for v, offset in arena_values.items():  # rule 3
         if v in outputs:
@@ -260,11 +258,16 @@ def place(
         if v not in slots:
             slots[v] = Slot(DRAM, host[v], "input", "not read by any kernel")
     check_capacity(DRAM, dram.capacity, dram.held, f"the compiled program {graph.name!r}")
-    return Placement(graph, slots, arena_bytes, arena_level, host, align_up(dram.end))
+    return Placement(graph, slots, arena_bytes, arena_level, host, align_up(dram.end, ALIGN))
 
 
 def place_group(
-    graph: Graph, chip: Any, values: Sequence[Value], *, on_chip: bool
+    graph: Graph,
+    chip: Any,
+    values: Sequence[Value],
+    *,
+    on_chip: bool,
+    streamed: Collection[Value] = (),
 ) -> tuple[dict[Value, tuple[str, int]], int]:
     """A stand-in placement of one group's inputs and outputs, for measuring it alone.
 
@@ -272,11 +275,12 @@ def place_group(
     same rules as :func:`place`: small constants in registers while they fit, the activations
     the kernel passes on in the arena's share of SRAM while they fit, the rest in DRAM. Without
     ``on_chip`` every tensor is in DRAM (the most pessimistic layout: "does it spill?").
+    ``streamed`` inputs stay in DRAM, as in :func:`place`.
 
     Returns:
         ``{value: (level, offset)}`` and the first free DRAM address (for spill scratch).
     """
-    producer = {n.output: n for n in graph.nodes}
+    producer = graph.producer()
     outputs = set(graph.outputs)
     regs = _Level(REG, chip.registers.capacity_bytes)
     sram = _Level(SRAM, arena_budget(chip))
@@ -287,7 +291,13 @@ def place_group(
         weight = node is not None and node.op == "constant"
         if on_chip and weight and is_small_constant(node) and regs.fits(v.type.nbytes):
             where[v] = (REG, regs.take("", v.type.nbytes))
-        elif on_chip and not weight and v not in outputs and sram.fits(v.type.nbytes):
+        elif (
+            on_chip
+            and not weight
+            and v not in outputs
+            and v not in streamed
+            and sram.fits(v.type.nbytes)
+        ):
             where[v] = (SRAM, sram.take("", v.type.nbytes))
         else:
             where[v] = (DRAM, dram.take("", v.type.nbytes))

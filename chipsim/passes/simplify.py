@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from chipsim.ir.graph import Attrs, ConstData, Graph, Node, Value
 from chipsim.ir.ops import execute
+from chipsim.passes.pipeline import Pipeline
 
 # Folding a constant bigger than this would bloat the graph (think of `broadcast_to` a weight).
 FOLD_LIMIT_ELEMENTS = 1 << 16
@@ -75,6 +76,4 @@ def fold_constants(graph: Graph) -> Graph:
 
 def simplify(graph: Graph) -> Graph:
     """Fold constants, merge common subexpressions and drop dead code."""
-    from chipsim.passes.pipeline import Pipeline
-
     return Pipeline([fold_constants, cse, dce])(graph)

@@ -15,6 +15,7 @@ Memory layout:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Sequence
 from typing import Any
@@ -31,8 +32,10 @@ from chipsim.hw.simulator import Simulator
 from chipsim.ir.graph import Graph, Value
 from chipsim.ir.interpreter import bind_inputs
 from chipsim.passes.fusion import Partition
+from chipsim.passes.fusion.naming import unique_kernel_names
 from chipsim.passes.memory import MemoryPlan
-from chipsim.passes.placement import DRAM, SRAM, Placement, align_up, check_capacity
+from chipsim.passes.memory.liveness import align_up
+from chipsim.passes.placement import ALIGN, DRAM, SRAM, Placement, check_capacity
 from chipsim.runtime.report import KernelSpan, Report
 
 
@@ -88,24 +91,15 @@ class Program:
 
     def _kernels(self) -> list[KernelSpec]:
         graph = self.graph
-        users = graph.users()
-        outputs = set(graph.outputs)
         # Kernels may use every byte of SRAM the placed activations leave free.
         sram_used = max(
             (loc.offset + v.type.nbytes for v, loc in self.locations.items() if loc.level == SRAM),
             default=0,
         )
-        window = (align_up(sram_used), self.chip.sram.capacity_bytes)
+        window = (align_up(sram_used, ALIGN), self.chip.sram.capacity_bytes)
         kernels = []
         for group in self.partition.groups:
-            nodes = [graph.nodes[i] for i in group]
-            inside = {n for n in nodes}
-            outs = [
-                n.output
-                for n in nodes
-                if n.output in outputs or any(u not in inside for u in users[n.output])
-            ]
-            spec = KernelSpec.of(nodes, outs, {})
+            spec = KernelSpec.of_group(graph, group, {})
             where = {
                 v: self.locations[v] for v in (*spec.inputs, *spec.outputs) if v in self.locations
             }
@@ -133,20 +127,9 @@ class Program:
                     Location(DRAM, self._scratch_base),
                 )
             kernels.append(spec)
-        names = [k.name for k in kernels]
-        for i, k in enumerate(kernels):  # unique, readable names: fused_add_relu, fused_add_relu_1
-            if names.count(k.name) > 1:
-                nth = names[:i].count(k.name)
-                if nth:
-                    kernels[i] = KernelSpec(
-                        f"{k.name}_{nth}",
-                        k.nodes,
-                        k.inputs,
-                        k.outputs,
-                        k.location,
-                        k.sram_window,
-                        k.scratch,
-                    )
+        # unique, readable names: fused_add_relu, fused_add_relu_1 (the one naming rule)
+        names = unique_kernel_names(graph, self.partition.groups)
+        kernels = [dataclasses.replace(k, name=n) for k, n in zip(kernels, names, strict=True)]
         return kernels
 
     def _emit_input_loads(self) -> None:

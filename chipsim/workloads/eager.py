@@ -44,12 +44,10 @@ class EagerRun:
 
 
 def last_uses(graph: Graph) -> dict[Value, int]:
-    """For each value read by a node, the index of the last node that reads it."""
-    last: dict[Value, int] = {}
-    for i, node in enumerate(graph.nodes):
-        for v in node.inputs:
-            last[v] = i
-    return last
+    """For each value read by a node, the index of the last node that reads it (from the
+    graph's one edge list, :meth:`~chipsim.ir.Graph.users`)."""
+    index = graph.node_index()
+    return {v: index[readers[-1]] for v, readers in graph.users().items() if readers}
 
 
 def run_eager(

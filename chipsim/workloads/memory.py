@@ -47,13 +47,13 @@ from chipsim.frontend.tracing import trace
 from chipsim.hw.allocator import MemorySample
 from chipsim.hw.chip import Chip, get_chip
 from chipsim.i18n import N_, tr
+from chipsim.passes.memory.liveness import align_up
+from chipsim.passes.placement import ALIGN
 from chipsim.runtime.device import ChipDevice
-
-ALIGN = 64
 
 
 def _aligned(n: int) -> int:
-    return -(-n // ALIGN) * ALIGN
+    return align_up(n, ALIGN)
 
 
 # -- the computations (plain tensor code: runs eagerly and traces) ------------------------------

@@ -12,6 +12,7 @@ MODULES = [
     "chipsim.codegen.dma",
     "chipsim.codegen.kernel",
     "chipsim.codegen.lower",
+    "chipsim.codegen.streaming",
     "chipsim.codegen.units",
     "chipsim.hw.allocator",
     "chipsim.hw.simulator",

@@ -23,10 +23,16 @@ def kernel_name(graph: Graph, group: Sequence[int]) -> str:
         >>> kernel_name(g, (0, 1))
         'fused_add_relu'
     """
-    ops = [graph.nodes[i].op for i in group if graph.nodes[i].op != "constant"]
-    if len(ops) == 1:
-        return ops[0]
-    return "fused_" + "_".join(ops)
+    return name_of_ops([graph.nodes[i].op for i in group])
+
+
+def name_of_ops(ops: Sequence[str]) -> str:
+    """The kernel name of these ops, in order (constants left out; only constants:
+    ``"constant"``). The one naming rule: :func:`kernel_name` and the code generator use it."""
+    work = [op for op in ops if op != "constant"]
+    if not work:
+        return "constant"
+    return work[0] if len(work) == 1 else "fused_" + "_".join(work)
 
 
 def unique_kernel_names(graph: Graph, groups: Sequence[Sequence[int]]) -> list[str]:
