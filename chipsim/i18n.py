@@ -29,6 +29,7 @@ import functools
 import os
 import re
 import sys
+import unicodedata
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -138,6 +139,19 @@ def N_(message: str) -> str:  # noqa: N802 -- the gettext name for "translate la
     ``tr(TABLE[key])`` where the label is shown.
     """
     return message
+
+
+def pad(text: str, width: int, *, right: bool = False) -> str:
+    """``text`` padded with spaces to ``width`` terminal columns, a wide (CJK) character
+    counting as two, so that printed tables stay aligned in every language.
+
+    Example:
+        >>> pad("周期", 6) + "|", pad("cycles", 8, right=True) + "|"
+        ('周期  |', '  cycles|')
+    """
+    used = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    fill = " " * max(0, width - used)
+    return fill + text if right else text + fill
 
 
 @functools.cache
