@@ -114,13 +114,38 @@ class CheckTranslationsApplied(SphinxTransform):
                 )
 
 
+#: CJK scripts: a message containing them is not English source text.
+_ALREADY_TRANSLATED = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uff00-\uffef]")
+
+
+def _is_prose(message: str) -> bool:
+    """English words to translate: not in a CJK script, and two words outside roles and code."""
+    if _ALREADY_TRANSLATED.search(message):
+        return False
+    words = re.sub(r"(\{[\w:-]+\}|:[\w:-]+:)`[^`]*`|``[^`]*``|`[^`]*`", " ", message)
+    return bool(re.search(r"[A-Za-z]{2,}\s+[A-Za-z]{2,}", words))
+
+
 def add_untranslated_notice(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     """``doctree-resolved``: a note at the top of a page that is not translated yet."""
     if _is_english(app.config):
         return
     # Counted on the finished page: the front matter's fields, which are messages while the
     # page is read, are gone by now, as they are from the gettext templates.
-    marks = [bool(node.get("translated")) for node, _ in _messages(doctree)]
+    # Text Sphinx itself wrote in the edition's language (autodoc's "Parameters", "Bases: ...")
+    # and bare names (autosummary's rows, type names) are no English waiting for a translation.
+    # A message the catalogue keeps as it is (msgstr == msgid, e.g. a sentence whose
+    # cross-references only resolve in the original) is translated on purpose.
+    config = app.config
+    domain = docname_to_domain(docname, config.gettext_compact)
+    dirs = [os.path.join(app.srcdir, d) for d in config.locale_dirs]
+    catalog, found = init_locale(dirs, config.language, domain)
+    kept = getattr(catalog, "_catalog", {}) if found else {}
+    marks = [
+        bool(node.get("translated")) or kept.get(message) == message
+        for node, message in _messages(doctree)
+        if node.get("translated") or _is_prose(message)
+    ]
     translated, total = sum(marks), len(marks)
     template = _this_edition(app).get("untranslated_notice", "")
     if not template or translated >= total:

@@ -13,7 +13,7 @@ The answer travels as a notebook output with the MIME type :data:`MIME`::
 Per instance kind: ``classify`` -> ``{"patterns": {op: name}, "may_fuse": [[p, c, bool]]}``;
 ``fusion`` -> ``{"graph", "groups"}``; ``liveness`` -> ``{"graph", "records": [[id, size,
 first, last]]}``; ``first_fit``/``arena``/``plan`` -> ``{"records": "<sha256>", "offsets":
-{id: int}}``.
+{id: int}}``. An optional ``"language"`` (``"zh_CN"``) asks for the feedback in that language.
 
 Example:
     >>> a = encode("fusion_chains", {"chains_a": {"error": "no"}})
@@ -50,9 +50,16 @@ def records_fingerprint(records: Iterable[Any]) -> str:
     return hashlib.sha256(json.dumps(rows).encode()).hexdigest()
 
 
-def encode(part: str, answers: Mapping[str, Any]) -> dict[str, Any]:
-    """The answer document for ``part``; ``answers`` maps instance id -> its answer data."""
-    return {"format": FORMAT, "version": 1, "part": part, "answers": dict(answers)}
+def encode(part: str, answers: Mapping[str, Any], language: str | None = None) -> dict[str, Any]:
+    """The answer document for ``part``; ``answers`` maps instance id -> its answer data.
+
+    ``language``: the learner's language (``chipsim.i18n``), in which the grader writes the
+    feedback; omitted, the grader uses its own.
+    """
+    doc = {"format": FORMAT, "version": 1, "part": part, "answers": dict(answers)}
+    if language is not None:
+        doc["language"] = language
+    return doc
 
 
 def decode(doc: Any) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from chipsim.errors import ChipsimError
 from chipsim.grading.answer import graph_fingerprint, records_fingerprint
 from chipsim.grading.problems import ALIGNMENT, CHIP, Instance, Part, get_part
 from chipsim.grading.scoring import InstanceScore, credit
+from chipsim.i18n import tr
 
 #: Tolerances of the numerical-equivalence check, relative to the output's scale: a valid
 #: program only differs by rounding (tiled matmuls sum in another order), while a wrong one
@@ -135,16 +136,17 @@ def baseline(part_id: str, instance_id: str, seed: int | None = None) -> dict[st
 def score_instance(part: Part, inst: Instance, answer: Any) -> InstanceScore:
     """Score one instance's answer; never raises for a bad answer (it scores 0 instead)."""
     if not isinstance(answer, dict):
-        return InstanceScore(inst.id, 0.0, "no answer for this instance")
+        return InstanceScore(inst.id, 0.0, tr("no answer for this instance"))
     if "error" in answer:
-        return InstanceScore(inst.id, 0.0, f"your function raised {str(answer['error'])[:300]}")
+        why = tr("your function raised {error}", error=str(answer["error"])[:300])
+        return InstanceScore(inst.id, 0.0, why)
     check = _CHECKS[inst.kind]
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")  # nothing may reach stderr in a graded cell
         try:
             return check(part, inst, answer)
         except (ChipsimError, KeyError, TypeError, ValueError, IndexError) as exc:
-            why = f"invalid answer: {type(exc).__name__}: {exc}"
+            why = tr("invalid answer: {error}", error=f"{type(exc).__name__}: {exc}")
             return InstanceScore(inst.id, 0.0, why, invalid=True)
 
 
@@ -160,7 +162,7 @@ def _classify(part: Part, inst: Instance, answer: dict) -> InstanceScore:
     wrong = []
     truth_ops = {op: str(get_op(op).pattern) for op in items["ops"]}
     right_ops = sum(patterns.get(op) == t for op, t in truth_ops.items())
-    wrong += [f"pattern of {op}" for op, t in truth_ops.items() if patterns.get(op) != t]
+    wrong += [tr("pattern of {op}", op=op) for op, t in truth_ops.items() if patterns.get(op) != t]
     truth_pairs = {
         (p, c): _always_fuses(can_fuse, Pattern[p.upper()], Pattern[c.upper()])
         for p, c in items["pairs"]
@@ -179,12 +181,21 @@ def _classify(part: Part, inst: Instance, answer: dict) -> InstanceScore:
         + n_pairs * beyond_chance(right_pairs, n_pairs, guess_pairs)
     ) / max(1, n_ops + n_pairs)
     shown = ", ".join(wrong[:6]) + (" ..." if len(wrong) > 6 else "")
-    msg = (
-        f"{right_ops + right_pairs} of {n_ops + n_pairs} items right "
-        f"(patterns {right_ops} of {n_ops}, may_fuse {right_pairs} of {n_pairs}; one answer "
-        f"for everything would get {guess_ops} and {guess_pairs}, which earns nothing)"
-        + (f"; check {shown}" if wrong else "")
+    msg = tr(
+        "{right} of {total} items right (patterns {right_ops} of {n_ops}, may_fuse "
+        "{right_pairs} of {n_pairs}; one answer for everything would get {guess_ops} and "
+        "{guess_pairs}, which earns nothing)",
+        right=right_ops + right_pairs,
+        total=n_ops + n_pairs,
+        right_ops=right_ops,
+        n_ops=n_ops,
+        right_pairs=right_pairs,
+        n_pairs=n_pairs,
+        guess_ops=guess_ops,
+        guess_pairs=guess_pairs,
     )
+    if wrong:
+        msg += tr("; check {items}", items=shown)
     return InstanceScore(inst.id, fraction, msg)
 
 
@@ -225,7 +236,7 @@ def _fusion(part: Part, inst: Instance, answer: dict) -> InstanceScore:
 
     graph = built(part.id, inst.id, inst.seed)
     if answer.get("graph") != graph_fingerprint(graph):
-        return InstanceScore(inst.id, 0.0, "this answer is for a different graph", invalid=True)
+        return InstanceScore(inst.id, 0.0, tr("this answer is for a different graph"), invalid=True)
     partition = Partition(answer["groups"])
     validate_partition(graph, partition)
     prog = compile_with(graph, partition)
@@ -260,9 +271,9 @@ def _first_fit(part: Part, inst: Instance, answer: dict) -> InstanceScore:
     truth = plan_strategy("first_fit", records).offsets
     right = sum(plan.offsets[r.id] == truth[r.id] for r in records)
     wrong = [r.id for r in records if plan.offsets[r.id] != truth[r.id]]
-    msg = f"{right} of {len(records)} offsets equal first fit's"
+    msg = tr("{right} of {total} offsets equal first fit's", right=right, total=len(records))
     if wrong:
-        msg += f"; first difference: tensor {wrong[0]!r}"
+        msg += tr("; first difference: tensor {tensor!r}", tensor=wrong[0])
     return InstanceScore(inst.id, right / len(records), msg)
 
 
@@ -271,7 +282,7 @@ def _liveness(part: Part, inst: Instance, answer: dict) -> InstanceScore:
 
     graph, order = built(part.id, inst.id, inst.seed)
     if answer.get("graph") != graph_fingerprint(graph):
-        return InstanceScore(inst.id, 0.0, "this answer is for a different graph", invalid=True)
+        return InstanceScore(inst.id, 0.0, tr("this answer is for a different graph"), invalid=True)
     truth = {
         (r.id, r.size, r.first, r.last) for r in liveness(graph, [graph.nodes[i] for i in order])
     }
@@ -279,22 +290,24 @@ def _liveness(part: Part, inst: Instance, answer: dict) -> InstanceScore:
     right = len(truth & set(given))
     total = max(len(truth), len(given))
     missing = sorted(truth - set(given))
-    msg = f"{right} of {len(truth)} records right"
+    msg = tr("{right} of {total} records right", right=right, total=len(truth))
     if len(given) > len(truth):
-        msg += f", {len(given) - len(truth)} extra"
+        msg += tr(", {n} extra", n=len(given) - len(truth))
     if missing:
         rid, size, first, last = missing[0]
-        msg += f"; e.g. {rid}: expected {_record_text(size, first, last)}"
+        msg += tr("; e.g. {tensor}: expected {record}", tensor=rid,
+                  record=_record_text(size, first, last))  # fmt: skip
         yours = [row for row in given if str(row[0]) == rid]
         if yours:
-            msg += ", yours " + " and ".join(_record_text(*row[1:4]) for row in yours[:2])
+            records = tr(" and ").join(_record_text(*row[1:4]) for row in yours[:2])
+            msg += tr(", yours {records}", records=records)
         else:
-            msg += f", yours has no record {rid}"
+            msg += tr(", yours has no record {tensor}", tensor=rid)
     return InstanceScore(inst.id, right / total if total else 0.0, msg)
 
 
 def _record_text(size: Any, first: Any, last: Any) -> str:
-    return f"{size} B live [{first}, {last})"
+    return tr("{size} B live [{first}, {last})", size=size, first=first, last=last)
 
 
 _CHECKS = {
@@ -336,9 +349,10 @@ def _mismatch(graph: Any, prog: Any) -> str:
     for k, (w, g) in enumerate(zip(want, got, strict=True)):
         scale = max(1.0, float(np.max(np.abs(w), initial=0.0)))
         if not np.allclose(np.asarray(g, np.float64), w, rtol=RTOL, atol=ATOL * scale):
-            return (
-                f"output {k} differs from the reference interpreter on random inputs: "
-                "the answer is not numerically equivalent"
+            return tr(
+                "output {k} differs from the reference interpreter on random inputs: "
+                "the answer is not numerically equivalent",
+                k=k,
             )
     return ""
 
@@ -349,14 +363,35 @@ def _timed(inst: Instance, theirs: int, base: dict, unit: str, shown: tuple) -> 
     numbers = {"theirs": int(theirs), "reference": int(ref), "naive": int(naive)}
     if "lower_bound" in base:
         numbers["lower_bound"] = int(base["lower_bound"])
+    unit = tr("cycles") if unit == "cycles" else tr("bytes")
     if theirs <= ref:
-        how = f"at or below the reference: full credit ({theirs:,} <= {ref:,} {unit})"
+        how = tr(
+            "at or below the reference: full credit ({theirs:,} <= {ref:,} {unit})",
+            theirs=theirs,
+            ref=ref,
+            unit=unit,
+        )
     elif naive <= ref or theirs >= naive:
-        how = f"no better than the naive baseline ({theirs:,} >= {naive:,} {unit})"
+        how = tr(
+            "no better than the naive baseline ({theirs:,} >= {naive:,} {unit})",
+            theirs=theirs,
+            naive=naive,
+            unit=unit,
+        )
     else:
         how = f"({naive:,} - {theirs:,}) / ({naive:,} - {ref:,}) = {frac:.3f}"
-    lb = f", lower bound {numbers['lower_bound']:,}" if "lower_bound" in numbers else ""
-    msg = f"yours {theirs:,} {unit}, reference {ref:,}, naive {naive:,}{lb}: {how}"
+    lb = ""
+    if "lower_bound" in numbers:
+        lb = tr(", lower bound {bound:,}", bound=numbers["lower_bound"])
+    msg = tr(
+        "yours {theirs:,} {unit}, reference {ref:,}, naive {naive:,}{lb}: {how}",
+        theirs=theirs,
+        unit=unit,
+        ref=ref,
+        naive=naive,
+        lb=lb,
+        how=how,
+    )
     if not math.isfinite(frac):
         frac = 0.0
     return InstanceScore(inst.id, frac, msg, numbers, shown)

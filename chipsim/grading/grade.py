@@ -20,7 +20,23 @@ from typing import Any
 from chipsim.grading.answer import decode
 from chipsim.grading.checks import score_instance
 from chipsim.grading.problems import Part
-from chipsim.grading.scoring import PartScore, zero
+from chipsim.grading.scoring import PartScore, feedback_language, zero
+from chipsim.i18n import normalize, tr, use_language
+
+
+def answer_language(doc: Any) -> str:
+    """The learner's language, as their kernel recorded it in the answer (``"language"``).
+
+    The document is the learner's data: anything that is not a language chipsim speaks gives
+    the grader's own language (``CHIPSIM_LANG``, else English) instead of an error.
+    """
+    chosen = doc.get("language") if isinstance(doc, dict) else None
+    if isinstance(chosen, str) and len(chosen) <= 32:
+        try:
+            return normalize(chosen)
+        except ValueError:
+            pass
+    return feedback_language()
 
 
 def score_answer(
@@ -34,14 +50,20 @@ def score_answer(
         points: the test cell's points.
         required: the instance ids that count (default: all of the part's, hidden included).
             A required instance without an answer scores 0.
+
+    The messages are written in the language the learner's kernel recorded in ``doc``
+    (:func:`answer_language`); the points do not depend on it.
     """
     ids = tuple(required) if required is not None else tuple(i.id for i in part.instances)
     try:
         doc = decode(doc)
     except Exception as exc:  # any malformed document is simply a wrong answer
-        return zero(part.id, points, f"malformed answer: {exc}", ids)
-    if doc["part"] != part.id:
-        return zero(part.id, points, f"the answer is for part {doc['part']!r}", ids)
-    answers = doc["answers"]
-    scores = tuple(score_instance(part, part.instance(i), answers.get(i)) for i in ids)
-    return PartScore(part.id, float(points), scores)
+        with use_language(answer_language(None)):
+            return zero(part.id, points, tr("malformed answer: {error}", error=exc), ids)
+    with use_language(answer_language(doc)) as language:
+        if doc["part"] != part.id:
+            why = tr("the answer is for part {part!r}", part=doc["part"])
+            return zero(part.id, points, why, ids)
+        answers = doc["answers"]
+        scores = tuple(score_instance(part, part.instance(i), answers.get(i)) for i in ids)
+        return PartScore(part.id, float(points), scores, language=language)

@@ -45,7 +45,7 @@ import chipsim.runtime.program  # noqa: F401
 import chipsim.viz.memory_plan  # noqa: F401
 import chipsim.viz.timeline  # noqa: F401
 from chipsim.grading.answer import MIME
-from chipsim.grading.grade import score_answer
+from chipsim.grading.grade import answer_language, score_answer
 from chipsim.grading.hidden import configured
 from chipsim.grading.leaderboard import CHALLENGES, measured
 from chipsim.grading.manifest import Snapshot
@@ -53,6 +53,7 @@ from chipsim.grading.problems import ASSIGNMENTS, PARTS, Part
 from chipsim.grading.render import picture_output, result_output, text_output
 from chipsim.grading.scoring import PartScore, zero
 from chipsim.grading.static_check import instructor_flags
+from chipsim.i18n import N_, tr, use_language
 
 #: The package as it was when the grader process started.
 SNAPSHOT = Snapshot.take()
@@ -136,15 +137,19 @@ class RescoreAnswers(NbGraderPreprocessor):
     def _score(self, cell: Any, part: Part, tampered: list[str]) -> PartScore:
         points = float(cell.metadata["nbgrader"].get("points", part.points))
         ids = tuple(i.id for i in part.instances)
-        if tampered:
-            shown = ", ".join(tampered[:5])
-            why = f"chipsim's own files were changed while this notebook ran ({shown}); 0 points"
-            return zero(part.id, points, why, ids)
         doc = _find_answer(cell)
-        if doc is None:
-            why = "no answer found: the test cell must end with submit(...)"
-            error = _error_text(cell)
-            return zero(part.id, points, why + (f" ({error})" if error else ""), ids)
+        with use_language(answer_language(doc)):  # the learner's, as their kernel recorded it
+            if tampered:
+                shown = ", ".join(tampered[:5])
+                why = tr(
+                    "chipsim's own files were changed while this notebook ran ({files}); 0 points",
+                    files=shown,
+                )
+                return zero(part.id, points, why, ids)
+            if doc is None:
+                why = tr("no answer found: the test cell must end with submit(...)")
+                error = _error_text(cell)
+                return zero(part.id, points, why + (f" ({error})" if error else ""), ids)
         return score_answer(part, doc, points=points)
 
 
@@ -183,7 +188,7 @@ def _error_text(cell: Any) -> str:
 
 
 #: Said in the feedback of a test cell the grader had to restore (chipsim.grading.sanitize).
-RESTORED = (
+RESTORED = N_(
     "Note: this test cell was changed or deleted in your notebook; the grader used the "
     "course's original. Test cells are the course's: leave them as they are."
 )
@@ -194,7 +199,10 @@ def _rewrite(cell: Any, score: PartScore, restored: bool = False) -> None:
     from nbformat import from_dict
 
     explain = score.explain()
-    outputs = [text_output(f"{RESTORED}\n\n{explain}" if restored else explain)]
+    if restored:
+        with use_language(score.language):
+            explain = f"{tr(RESTORED)}\n\n{explain}"
+    outputs = [text_output(explain)]
     picture = picture_output(score)
     if picture is not None:
         outputs.append(picture)

@@ -43,6 +43,7 @@ from typing import Any
 
 from chipsim.errors import ChipsimError
 from chipsim.grading import graphs
+from chipsim.i18n import N_
 from chipsim.ir import Graph, GraphBuilder, f32
 from chipsim.passes.memory.instances import (
     mobilenet_v2_records,
@@ -90,7 +91,7 @@ class Part:
     Attributes:
         id: the test cell's nbgrader ``grade_id``.
         assignment: the nbgrader assignment it belongs to.
-        title: a short human title.
+        title: a short human title (English; shown translated with ``tr(part.title)``).
         points: the points of the test cell (the notebook's metadata must agree).
         functions: names of the learner's functions the test cell passes to ``submit``.
         forbidden: extra names this part's solution may not use (see :mod:`.static_check`).
@@ -207,7 +208,7 @@ FUSION_PARTS = (
     Part(
         "fusion_patterns",
         "fusion",
-        "pattern classes and the fusion rule",
+        N_("pattern classes and the fusion rule"),
         2,
         ("pattern_of", "may_fuse"),
         ("get_op", "can_fuse", "op_pattern", "group_pattern", "fusion_round", "OPS"),
@@ -234,7 +235,7 @@ FUSION_PARTS = (
     Part(
         "fusion_chains",
         "fusion",
-        "greedy fusion of elementwise chains",
+        N_("greedy fusion of elementwise chains"),
         3,
         ("fuse_chains",),
         (),
@@ -248,7 +249,7 @@ FUSION_PARTS = (
     Part(
         "fusion_epilogue",
         "fusion",
-        "epilogue fusion within the SRAM budget",
+        N_("epilogue fusion within the SRAM budget"),
         3,
         ("fuse_epilogues",),
         (),
@@ -263,7 +264,7 @@ FUSION_PARTS = (
     Part(
         "fusion_challenge",
         "fusion",
-        "open challenge: a transformer block and a small CNN",
+        N_("open challenge: a transformer block and a small CNN"),
         4,
         ("my_fusion",),
         (),
@@ -281,7 +282,7 @@ MEMORY_PARTS = (
     Part(
         "memory_liveness",
         "memory_planning",
-        "liveness: usage records from a schedule",
+        N_("liveness: usage records from a schedule"),
         2,
         ("usage_records",),
         (),
@@ -295,7 +296,7 @@ MEMORY_PARTS = (
     Part(
         "memory_first_fit",
         "memory_planning",
-        "first-fit offsets",
+        N_("first-fit offsets"),
         2,
         ("first_fit_plan",),
         (),
@@ -309,7 +310,7 @@ MEMORY_PARTS = (
     Part(
         "memory_greedy",
         "memory_planning",
-        "greedy-by-size offsets and the lower bound",
+        N_("greedy-by-size offsets and the lower bound"),
         3,
         ("greedy_plan",),
         (),
@@ -324,7 +325,7 @@ MEMORY_PARTS = (
     Part(
         "memory_challenge",
         "memory_planning",
-        "open challenge: the on-chip scratchpad and tight arenas",
+        N_("open challenge: the on-chip scratchpad and tight arenas"),
         4,
         ("my_planner",),
         (),

@@ -15,6 +15,7 @@ import warnings
 from typing import Any
 
 from chipsim.grading.scoring import PartScore
+from chipsim.i18n import tr, use_language
 
 
 def result_output(score: float, execution_count: int | None = None) -> dict[str, Any]:
@@ -44,7 +45,7 @@ def picture_output(score: PartScore) -> dict[str, Any] | None:
     shown = next((s for s in score.instances if s.picture is not None), None)
     if shown is None:
         return None
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), use_language(score.language):  # the learner's language
         warnings.simplefilter("ignore")
         png = _draw(shown.instance, *shown.picture)
     return {
@@ -72,14 +73,17 @@ def figure(instance: str, theirs: Any, reference: Any) -> Any:
     fig = Figure(figsize=(11, 6.4) if timed else (11, 3.4), layout="constrained")
     FigureCanvasAgg(fig)
     axes = fig.subplots(2, 1, sharex=True) if timed else fig.subplots(1, 2)
-    for ax, obj, who in zip(axes, (theirs, reference), ("yours", "reference"), strict=True):
+    for ax, obj, who in zip(axes, (theirs, reference), (tr("yours"), tr("reference")), strict=True):
         if timed:
             from chipsim.viz.timeline import plot_timeline
 
             plot_timeline(obj.report, ax=ax, max_labels=0)
             kernels = len(obj.report.kernels)
-            ax.set_title(f"{who}: {obj.report.cycles:,} cycles, {kernels} kernels", pad=6)
+            title = tr("{who}: {cycles:,} cycles, {kernels} kernels", who=who,
+                       cycles=obj.report.cycles, kernels=kernels)  # fmt: skip
+            ax.set_title(title, pad=6)
         else:
-            obj.draw(ax=ax, labels=False, title=f"{who}: arena {obj.arena_size:,} B")
-    fig.suptitle(f"instance {instance}")
+            title = tr("{who}: arena {bytes:,} B", who=who, bytes=obj.arena_size)
+            obj.draw(ax=ax, labels=False, title=title)
+    fig.suptitle(tr("instance {instance}", instance=instance))
     return fig

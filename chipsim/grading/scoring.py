@@ -23,6 +23,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from chipsim.i18n import ENGLISH, current_language, tr, use_language
+
 #: Points are rounded *down* to this many decimals, so a score never exceeds the cell's points.
 DECIMALS = 3
 
@@ -78,12 +80,17 @@ class InstanceScore:
 
 @dataclass(frozen=True, slots=True)
 class PartScore:
-    """All instances of one part, and the part's points."""
+    """All instances of one part, and the part's points.
+
+    ``language``: the language the messages were written in, and :meth:`explain` writes in
+    (the learner's, see :func:`chipsim.grading.grade.score_answer`).
+    """
 
     part: str
     points: float
     instances: tuple[InstanceScore, ...]
     notes: tuple[str, ...] = ()
+    language: str = field(default_factory=lambda: feedback_language())
 
     @property
     def fraction(self) -> float:
@@ -100,20 +107,38 @@ class PartScore:
         return points_for(self.fraction, self.points)
 
     def explain(self) -> str:
-        """The text shown in the graded cell and in the feedback."""
-        lines = [f"Part {self.part}: {self.score:g} / {self.points:g} points"]
+        """The text shown in the graded cell and in the feedback, in :attr:`language`."""
+        with use_language(self.language):
+            return self._explain()
+
+    def _explain(self) -> str:
+        score, points = self.score, self.points
+        lines = [tr("Part {part}: {score:g} / {points:g} points", part=self.part, score=score,
+                    points=points)]  # fmt: skip
         lines += [f"  {note}" for note in self.notes]
         if any(s.invalid for s in self.instances):
             lines.append(
-                "  An answer below is invalid, so the whole part scores 0: fix that first."
+                "  " + tr("An answer below is invalid, so the whole part scores 0: fix that first.")
             )
         for s in self.instances:
-            lines.append(f"  - {s.instance}: {s.fraction:.1%} credit. {s.message}")
+            line = tr("{instance}: {fraction:.1%} credit. {message}", instance=s.instance,
+                      fraction=s.fraction, message=s.message)  # fmt: skip
+            lines.append(f"  - {line}")
         if any(s.numbers for s in self.instances):
-            lines.append("  credit = clip((naive - theirs) / (naive - reference), 0, 1)")
+            lines.append("  " + tr("credit = clip((naive - theirs) / (naive - reference), 0, 1)"))
         if any("lower_bound" in s.numbers for s in self.instances):
-            lines.append("  lower bound = peak live bytes: no plan can have a smaller arena")
+            lines.append(
+                "  " + tr("lower bound = peak live bytes: no plan can have a smaller arena")
+            )
         return "\n".join(lines)
+
+
+def feedback_language() -> str:
+    """The language of feedback written now; English when ``CHIPSIM_LANG`` names none."""
+    try:
+        return current_language()
+    except ValueError:
+        return ENGLISH
 
 
 def zero(part: str, points: float, why: str, instances: tuple[str, ...]) -> PartScore:

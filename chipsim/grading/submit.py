@@ -25,6 +25,8 @@ from typing import Any
 
 from chipsim.grading.answer import MIME, encode, graph_fingerprint, records_fingerprint
 from chipsim.grading.problems import ALIGNMENT, CHIP, Instance, Part, get_part
+from chipsim.grading.scoring import feedback_language
+from chipsim.i18n import tr
 
 
 class NotFullCredit(AssertionError):
@@ -48,9 +50,10 @@ class Answer:
         return {MIME: self.doc, "text/plain": self.text()}
 
     def text(self) -> str:
-        lines = [f"Answer for part {self.part.id} ({len(self.doc['answers'])} instance(s))."]
+        n = len(self.doc["answers"])
+        lines = [tr("Answer for part {part} ({n} instance(s)).", part=self.part.id, n=n)]
         if self.provisional is not None:
-            lines.append("Provisional score (the autograder recomputes it on more instances):")
+            lines.append(tr("Provisional score (the autograder recomputes it on more instances):"))
             lines.append(self.provisional.explain())
         return "\n".join(lines)
 
@@ -87,7 +90,7 @@ def submit(
     answers = {}
     for inst in chosen:
         answers[inst.id] = _answer_one(inst, fns)
-    doc = encode(part.id, answers)
+    doc = encode(part.id, answers, language=feedback_language())
     if score is None:
         score = os.environ.get("NBGRADER_EXECUTION") != "autograde"
     provisional = None
@@ -123,7 +126,8 @@ def _answer_one(inst: Instance, fns: tuple[Callable[..., Any], ...]) -> dict[str
             return _RUNNERS[inst.kind](obj, fns)
     except Exception as exc:  # the learner's code may raise anything: it is recorded, not fatal
         where = traceback.extract_tb(exc.__traceback__)[-1]
-        msg = f"{type(exc).__name__}: {exc} (line {where.lineno} of {where.name})"
+        at = tr("(line {line} of {function})", line=where.lineno, function=where.name)
+        msg = f"{type(exc).__name__}: {exc} {at}"
         print(f"{inst.id}: {msg}")
         return {"error": msg}
 

@@ -399,7 +399,7 @@ def plot_memory_over_time(cmp: MemoryComparison, ax: Any = None) -> Any:
     if cmp.eager.oom:
         ax.axvline(events[-1] if events else 0, color="red", linestyle=":", label=tr("eager OOM"))
     ax.set_xlabel(tr("allocator event (malloc or free)"))
-    ax.set_ylabel("DRAM (MiB)")
+    ax.set_ylabel(tr("DRAM (MiB)"))
     ax.set_title(
         tr(
             "{workload} on {chip}: static / eager reserved = {ratio:.2f}",

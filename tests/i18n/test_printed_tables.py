@@ -160,7 +160,7 @@ def test_common_errors_in_chinese():
 
     en, zh = both(broadcast_error)
     assert "shapes [4, 3] and [2] cannot be broadcast together: their dimension -1 (the last)" in en
-    assert "形状 [4, 3] 与 [2] 无法一起广播：它们的第 -1 维（最后一维）分别是 3 与 2" in zh
+    assert "形状 [4, 3] 和 [2] 无法一起广播：它们的第 -1 维（最后一维）分别是 3 和 2" in zh
 
     def allocator_oom():
         a = CachingAllocator(8 * 2**20)
@@ -200,7 +200,7 @@ def test_graph_cost_table_and_chip_in_chinese(program):
     ]
     assert re.fullmatch(r"total: [\d,]+ FLOPs, [\d,]+ bytes moved by \d+ ops", en.splitlines()[-1])
     assert zh.splitlines()[0].split() == [
-        "值",
+        "数值",
         "算子",
         "模式类别",
         "类型",

@@ -1,0 +1,149 @@
+"""The grader's feedback in the learner's language (issue 15): same points, translated words.
+
+The kernel records the learner's language in the answer (``submit``); the grader writes the
+score lines and the reasons an answer is invalid in that language, whatever its own is.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from nbformat.v4 import new_code_cell
+
+from chipsim import i18n
+from chipsim.grading import encode, score_answer, submit
+from chipsim.grading.answer import records_fingerprint
+from chipsim.grading.checks import built
+from chipsim.grading.problems import PARTS
+from chipsim.passes.memory import first_fit
+
+HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.fixture(autouse=True)
+def english_grader(monkeypatch):
+    monkeypatch.delenv("CHIPSIM_LANG", raising=False)
+    i18n.set_language(None)
+    yield
+    i18n.set_language(None)
+
+
+def first_fit_answer(language):
+    """Part 3 of memory_planning answered with first fit (partial credit, a lower bound)."""
+    records = built("memory_greedy", "random_40")
+    offsets = dict(first_fit(list(records)).offsets)
+    answers = {"random_40": {"records": records_fingerprint(records), "offsets": offsets}}
+    return encode("memory_greedy", answers, language=language)
+
+
+def grade(doc):
+    return score_answer(PARTS["memory_greedy"], doc, points=3, required=["random_40"])
+
+
+def test_submit_records_the_learners_language():
+    def planner(records, alignment=64):
+        return first_fit(records, alignment=alignment)
+
+    assert submit("memory_first_fit", planner, score=False).doc["language"] == "en"
+    i18n.set_language("zh_CN")
+    answer = submit("memory_first_fit", planner)
+    assert answer.doc["language"] == "zh_CN"
+    # the provisional score in the notebook is in that language too
+    assert "题目 memory_first_fit 的答案" in answer.text()
+    assert "临时得分" in answer.text() and "Provisional" not in answer.text()
+
+
+def test_chinese_feedback_has_the_same_points_and_numbers_in_chinese_words():
+    en, zh = grade(first_fit_answer("en")), grade(first_fit_answer("zh_CN"))
+    assert 0 < en.score < 3 and zh.score == en.score
+    assert [s.fraction for s in zh.instances] == [s.fraction for s in en.instances]
+    assert zh.instances[0].numbers == en.instances[0].numbers
+    english, chinese = en.explain(), zh.explain()
+    assert english.startswith(f"Part memory_greedy: {en.score:g} / 3 points")
+    assert chinese.startswith(f"题目 memory_greedy：{zh.score:g} / 3 分")
+    assert "下界" in chinese and "朴素基线" in chinese and "得分比例" in chinese
+    # every number of the English feedback is in the Chinese one
+    number = re.compile(r"\d+(?:[.,]\d+)*")
+    assert number.findall(english) == number.findall(chinese)
+    assert not HAN.search(english)
+    assert not re.search(r"\b(points|credit|reference|naive|lower bound)\b", chinese)
+
+
+def test_the_learners_language_wins_over_the_graders(monkeypatch):
+    monkeypatch.setenv("CHIPSIM_LANG", "zh_CN")  # the instructor's grading machine
+    assert not HAN.search(grade(first_fit_answer("en")).explain())
+    assert HAN.search(grade(first_fit_answer(None)).explain())  # no choice: the grader's
+
+
+@pytest.mark.parametrize("bad", ["klingon", 42, "zh" * 1000, None, ["zh_CN"]])
+def test_a_bad_language_in_the_answer_is_english_and_costs_nothing(bad):
+    doc = first_fit_answer(None)
+    doc["language"] = bad
+    score = grade(doc)
+    assert score.score == grade(first_fit_answer("en")).score > 0
+    assert score.language == "en" and not HAN.search(score.explain())
+
+
+def test_why_an_answer_is_invalid_is_said_in_chinese():
+    part = PARTS["fusion_chains"]
+    graph = built("fusion_chains", "chains_a")
+    wrong_graph = {"graph": "0" * 64, "groups": [[n] for n in range(len(graph.nodes))]}
+    doc = encode("fusion_chains", {"chains_a": wrong_graph}, language="zh_CN")
+    score = score_answer(part, doc, points=3, required=["chains_a"])
+    assert score.score == 0.0 and score.instances[0].invalid
+    text = score.explain()
+    assert "这个答案针对的是另一张图" in text and "整个部分得 0 分" in text
+    raised = encode("fusion_chains", {"chains_a": {"error": "ValueError: x"}}, language="zh")
+    message = score_answer(part, raised, points=3, required=["chains_a"]).instances[0].message
+    assert message == "你的函数抛出了异常 ValueError: x"
+    missing = score_answer(part, encode("fusion_chains", {}, language="zh_CN"), points=3)
+    assert all(s.message == "这个实例没有答案" for s in missing.instances)
+
+
+def test_an_exception_in_the_learners_function_names_its_line_in_their_language():
+    def broken(graph, chip):
+        raise ValueError("boom")
+
+    i18n.set_language("zh_CN")
+    answer = submit("fusion_chains", broken, score=False)
+    error = answer.doc["answers"]["chains_a"]["error"]
+    assert error.startswith("ValueError: boom （broken 的第") and error.endswith("行）")
+
+
+def test_the_graders_rewritten_cell_is_in_the_learners_language():
+    from chipsim.grading.nbgrader_rescore import _rewrite
+
+    cell = new_code_cell("submit(...)")
+    _rewrite(cell, grade(first_fit_answer("zh_CN")), restored=True)
+    text = cell.outputs[0]["data"]["text/plain"]
+    assert text.startswith("注意：你的笔记本修改或删除了这个测试单元格")
+    assert "题目 memory_greedy" in text
+    assert float(cell.outputs[-1]["data"]["text/plain"]) == grade(first_fit_answer("en")).score
+
+
+def test_a_misspelt_chipsim_lang_never_breaks_grading(monkeypatch):
+    monkeypatch.setenv("CHIPSIM_LANG", "klingon")
+    score = grade(first_fit_answer(None))
+    assert score.language == "en" and score.score > 0
+    assert "language" not in encode("x", {}) and encode("x", {}, language="zh_CN")["language"]
+
+
+def test_the_feedback_picture_is_drawn_in_the_learners_language(monkeypatch):
+    from chipsim.grading import render
+
+    titles = []
+    real = render.figure
+
+    def spy(instance, theirs, reference):
+        fig = real(instance, theirs, reference)
+        titles.append([fig.get_suptitle(), *(ax.get_title() for ax in fig.axes)])
+        return fig
+
+    monkeypatch.setattr(render, "figure", spy)
+    assert render.picture_output(grade(first_fit_answer("zh_CN")))["data"]["image/png"]
+    assert render.picture_output(grade(first_fit_answer("en")))["data"]["image/png"]
+    chinese, english = titles
+    assert chinese[0] == "实例 random_40" and english[0] == "instance random_40"
+    assert any(t.startswith("你的：内存池") for t in chinese)
+    assert any(t.startswith("yours: arena") for t in english)
