@@ -149,9 +149,13 @@ def pad(text: str, width: int, *, right: bool = False) -> str:
         >>> pad("周期", 6) + "|", pad("cycles", 8, right=True) + "|"
         ('周期  |', '  cycles|')
     """
-    used = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-    fill = " " * max(0, width - used)
+    fill = " " * max(0, width - text_width(text))
     return fill + text if right else text + fill
+
+
+def text_width(text: str) -> int:
+    """Terminal columns ``text`` takes: a wide (CJK) character counts as two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 @functools.cache

@@ -33,6 +33,7 @@ import numpy as np
 import chipsim
 from chipsim.calibration.measurements import SETS, Measurement
 from chipsim.calibration.workloads import ChipOps, synchronize, workload
+from chipsim.i18n import N_, pad, tr
 
 TARGET_MAPE = 0.15
 TARGET_BAND = (0.85, 1.15)
@@ -136,8 +137,15 @@ class Evaluation:
 
     def summary_table(self) -> str:
         """Rows: each set x (every class, then all); columns: rows, MAPE, geomean, worst."""
+        _set_names = (N_("fit"), N_("heldout"))  # the names of SETS, for the catalogue
+        titles = [tr(t) for t in (N_("set"), N_("class"), N_("rows"), "MAPE")]
+        titles += [tr(N_("geomean sim/meas")), tr(N_("worst"))]
+        widths = (8, 18, 4, 7, 17, 7)
         lines = [
-            f"{'set':8} {'class':18} {'rows':>4} {'MAPE':>7} {'geomean sim/meas':>17} {'worst':>7}"
+            " ".join(
+                pad(t, w) if i < 2 else pad(t, w, right=True)
+                for i, (t, w) in enumerate(zip(titles, widths, strict=True))
+            )
         ]
         for s in SETS:
             if not self.select(s):
@@ -146,8 +154,8 @@ class Evaluation:
                 sm = self.summary(s, op)
                 if sm.rows:
                     lines.append(
-                        f"{s:8} {op or 'all':18} {sm.rows:4d} {sm.mape:7.1%} "
-                        f"{sm.geomean:16.2f}x {sm.worst:7.1%}"
+                        f"{pad(tr(s), 8)} {pad(op or tr(N_('all')), 18)} {sm.rows:4d} "
+                        f"{sm.mape:7.1%} {sm.geomean:16.2f}x {sm.worst:7.1%}"
                     )
         return "\n".join(lines)
 

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from chipsim.errors import ChipsimError, ShapeError
+from chipsim.i18n import tr
 from chipsim.ir.dtypes import DType, from_numpy
 from chipsim.ir.graph import Attrs, Node, Value
 from chipsim.ir.ops import infer_type
@@ -35,7 +36,7 @@ def format_location(filename: str, line: int) -> str:
     if not filename:
         return ""
     if re.search(r"ipykernel_\d+", filename):
-        return f"notebook cell, line {line}"
+        return tr("notebook cell, line {line}", line=line)
     return f"{filename}:{line}"
 
 

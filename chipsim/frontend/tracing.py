@@ -30,6 +30,7 @@ from chipsim.frontend.dispatch import (
     user_location,
 )
 from chipsim.frontend.tensor_base import TensorBase
+from chipsim.i18n import N_, tr
 from chipsim.ir.dtypes import DType
 from chipsim.ir.graph import Graph, GraphBuilder, Value
 from chipsim.ir.types import TensorType
@@ -76,26 +77,37 @@ class SymbolicTensor(TensorBase):
     def _refuse(self, what: str) -> TraceError:
         """Python needs a yes/no from a traced tensor (``if``, ``while``, ``bool``, ...)."""
         return TraceError(
-            f"{self._where()}: Python control flow on a traced tensor ({what} of a {self.type} "
-            f"value):{self._source()}\n"
-            "A static graph is recorded before any data exists, so Python cannot know the "
-            "answer yet and cannot choose a branch.\n"
-            "Instead, put the choice into the graph: chipsim.where(cond, a, b) picks values "
-            "elementwise, and chipsim.cond(pred, true_fn, false_fn, *operands) chooses between "
-            "two computations (the graph records both branches)."
+            tr(
+                "{where}: Python control flow on a traced tensor ({what} of a {type} "
+                "value):{source}\n"
+                "A static graph is recorded before any data exists, so Python cannot know the "
+                "answer yet and cannot choose a branch.\n"
+                "Instead, put the choice into the graph: chipsim.where(cond, a, b) picks values "
+                "elementwise, and chipsim.cond(pred, true_fn, false_fn, *operands) chooses "
+                "between two computations (the graph records both branches).",
+                where=self._where(),
+                what=tr(what),
+                type=self.type,
+                source=self._source(),
+            )
         )
 
     def _no_value(self, what: str) -> TraceError:
         """Python asked for a traced tensor's numbers (``float``, ``print(x.numpy())``, ...)."""
         return TraceError(
-            f"{self._where()}: a traced tensor has no value yet ({what} of a {self.type} "
-            f"value):{self._source()}\n"
-            "While a function is traced, its tensors are placeholders: the graph is recorded "
-            "before any data exists, so there are no numbers to convert or print.\n"
-            "Instead, keep computing with tensors (x.sum() * 2, not float(x.sum()) * 2) and "
-            "return what you want to see: the compiled function's outputs hold the numbers. "
-            "To inspect values while debugging, call the function eagerly on cs.tensor(...) "
-            "inputs, without jit or trace."
+            tr(
+                "{where}: a traced tensor has no value yet ({what} of a {type} value):{source}\n"
+                "While a function is traced, its tensors are placeholders: the graph is recorded "
+                "before any data exists, so there are no numbers to convert or print.\n"
+                "Instead, keep computing with tensors (x.sum() * 2, not float(x.sum()) * 2) and "
+                "return what you want to see: the compiled function's outputs hold the numbers. "
+                "To inspect values while debugging, call the function eagerly on cs.tensor(...) "
+                "inputs, without jit or trace.",
+                where=self._where(),
+                what=tr(what),
+                type=self.type,
+                source=self._source(),
+            )
         )
 
     @staticmethod
@@ -119,13 +131,13 @@ class SymbolicTensor(TensorBase):
         raise self._no_value("float()")
 
     def __index__(self) -> int:
-        raise self._no_value("using it as an index")
+        raise self._no_value(N_("using it as an index"))
 
     def __iter__(self) -> Any:
-        raise self._refuse("iterating over it")
+        raise self._refuse(N_("iterating over it"))
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        raise self._no_value("converting it to numpy")
+        raise self._no_value(N_("converting it to numpy"))
 
     def numpy(self) -> np.ndarray:
         raise self._no_value(".numpy()")

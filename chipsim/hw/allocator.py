@@ -31,10 +31,13 @@ from bisect import bisect_left, insort
 from dataclasses import dataclass, field
 
 from chipsim.errors import OutOfMemoryError, SimulationError
+from chipsim.i18n import N_, tr
 
 MIN_BLOCK = 512
 SMALL_SIZE = 1 << 20  # requests up to this go to the small pool
 SMALL_SEGMENT = 2 << 20
+#: The two pools' names, shown through tr() in the out-of-memory message.
+_POOLS = {"small": N_("small"), "large": N_("large")}
 LARGE_SEGMENT = 20 << 20  # segment for requests between SMALL_SIZE and MIN_LARGE_ALLOC
 MIN_LARGE_ALLOC = 10 << 20
 ROUND_LARGE = 2 << 20
@@ -226,20 +229,37 @@ class CachingAllocator:
         free = {p: sum(k[0] for k in keys) for p, keys in self._free.items()}
         largest = {p: max((k[0] for k in keys), default=0) for p, keys in self._free.items()}
         raise OutOfMemoryError(
-            f"DRAM out of memory: tried to allocate {_mib(nbytes)} (rounded to {_mib(size)}). "
-            f"Capacity {_mib(self.capacity)}; {_mib(self.allocated_bytes)} allocated by live "
-            f"tensors; {_mib(reserved)} reserved in {len(self.segments)} segments, of which "
-            f"{_mib(cached)} is free but fragmented (largest free block "
-            f"{_mib(self.largest_free_block())}); {_mib(self.capacity - reserved)} never "
-            f"reserved (largest gap {_mib(self._largest_gap())}).\n"
-            f"Why: the allocator keeps two pools and a block never moves between them: "
-            f"requests up to {_mib(SMALL_SIZE)} are cut from {_mib(SMALL_SEGMENT)} segments "
-            f"(the small pool), larger ones from the large pool's segments. This "
-            f"request needs one piece of {_mib(size)} from the {pool} pool, whose free blocks "
-            f"hold {_mib(free[pool])} (largest {_mib(largest[pool])}); the {_mib(free[other])} "
-            f"free in the {other} pool cannot serve it, and no gap between segments is wide "
-            f"enough for a new one.\n"
-            f"Delete tensors you no longer need, or use smaller tensors."
+            tr(
+                "DRAM out of memory: tried to allocate {request} (rounded to {size}). "
+                "Capacity {capacity}; {allocated} allocated by live tensors; {reserved} "
+                "reserved in {segments} segments, of which {cached} is free but fragmented "
+                "(largest free block {largest_block}); {never} never reserved (largest gap "
+                "{gap}).\n"
+                "Why: the allocator keeps two pools and a block never moves between them: "
+                "requests up to {small_size} are cut from {small_segment} segments (the small "
+                "pool), larger ones from the large pool's segments. This request needs one "
+                "piece of {size} from the {pool} pool, whose free blocks hold {pool_free} "
+                "(largest {pool_largest}); the {other_free} free in the {other} pool cannot "
+                "serve it, and no gap between segments is wide enough for a new one.\n"
+                "Delete tensors you no longer need, or use smaller tensors.",
+                request=_mib(nbytes),
+                size=_mib(size),
+                capacity=_mib(self.capacity),
+                allocated=_mib(self.allocated_bytes),
+                reserved=_mib(reserved),
+                segments=len(self.segments),
+                cached=_mib(cached),
+                largest_block=_mib(self.largest_free_block()),
+                never=_mib(self.capacity - reserved),
+                gap=_mib(self._largest_gap()),
+                small_size=_mib(SMALL_SIZE),
+                small_segment=_mib(SMALL_SEGMENT),
+                pool=tr(_POOLS[pool]),
+                pool_free=_mib(free[pool]),
+                pool_largest=_mib(largest[pool]),
+                other_free=_mib(free[other]),
+                other=tr(_POOLS[other]),
+            )
         )
 
     def _largest_gap(self) -> int:

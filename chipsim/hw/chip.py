@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from chipsim.errors import ChipConfigError
+from chipsim.i18n import tr
 
 PRESET_DIR = Path(__file__).parent / "presets"
 #: Element types a chip description may name (the ISA's storage formats).
@@ -289,11 +290,17 @@ class Chip:
     def __str__(self) -> str:
         t = self.tensor_flops_per_cycle * self.clock_hz / 1e12
         v = self.vector_flops_per_cycle * self.clock_hz / 1e12
-        return (
-            f"{self.name}: {self.clock_hz / 1e9:g} GHz, tensor {t:.3g} TFLOP/s, "
-            f"vector {v:.3g} TFLOP/s, DRAM {self.dram_bandwidth / 1e9:.4g} GB/s "
-            f"({_size(self.dram.capacity_bytes)}), SRAM {_size(self.sram.capacity_bytes)}, "
-            f"eager launch {self.launch.eager_cycles / self.clock_hz * 1e6:.3g} us"
+        return tr(
+            "{name}: {ghz:g} GHz, tensor {tensor:.3g} TFLOP/s, vector {vector:.3g} TFLOP/s, "
+            "DRAM {gbs:.4g} GB/s ({dram}), SRAM {sram}, eager launch {launch:.3g} us",
+            name=self.name,
+            ghz=self.clock_hz / 1e9,
+            tensor=t,
+            vector=v,
+            gbs=self.dram_bandwidth / 1e9,
+            dram=_size(self.dram.capacity_bytes),
+            sram=_size(self.sram.capacity_bytes),
+            launch=self.launch.eager_cycles / self.clock_hz * 1e6,
         )
 
     # -- loading ---------------------------------------------------------------------------

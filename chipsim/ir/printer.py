@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 
+from chipsim.i18n import N_, pad, text_width, tr
 from chipsim.ir.graph import Graph, Node, Value
 from chipsim.ir.ops import OPS, flops, get_op
 
@@ -90,40 +91,59 @@ def cost_rows(graph: Graph) -> list[dict[str, object]]:
     return rows
 
 
-_COLUMNS = ("value", "op", "pattern", "type", "flops", "bytes_read", "bytes_written")
+#: The cost table's columns (keys of :func:`cost_rows`) and their titles, translated where shown.
+_COLUMNS = {
+    "value": N_("value"),
+    "op": N_("op"),
+    "pattern": N_("pattern"),
+    "type": N_("type"),
+    "flops": N_("flops"),
+    "bytes_read": N_("bytes_read"),
+    "bytes_written": N_("bytes_written"),
+}
+
+
+def _shown(c: str, v: object) -> str:
+    """A cell as printed: numbers with thousands separators, pattern names translated."""
+    if isinstance(v, int):
+        return f"{v:,}"
+    return tr(str(v)) if c == "pattern" else str(v)
 
 
 def format_table(graph: Graph) -> str:
     rows = cost_rows(graph)
+    titles = {c: tr(_COLUMNS[c]) for c in _COLUMNS}
     widths = {
-        c: max([len(c)] + [len(f"{r[c]:,}" if isinstance(r[c], int) else str(r[c])) for r in rows])
+        c: max([text_width(titles[c])] + [text_width(_shown(c, r[c])) for r in rows])
         for c in _COLUMNS
     }
 
     def cell(c: str, v: object) -> str:
-        text = f"{v:,}" if isinstance(v, int) else str(v)
-        return text.rjust(widths[c]) if isinstance(v, int) else text.ljust(widths[c])
+        text = _shown(c, v)
+        return pad(text, widths[c], right=True) if isinstance(v, int) else pad(text, widths[c])
 
-    lines = ["  ".join(c.ljust(widths[c]) for c in _COLUMNS)]
+    lines = ["  ".join(pad(titles[c], widths[c]) for c in _COLUMNS)]
     lines.append("  ".join("-" * widths[c] for c in _COLUMNS))
     lines += ["  ".join(cell(c, r[c]) for c in _COLUMNS) for r in rows]
     total_f = sum(int(r["flops"]) for r in rows)  # type: ignore[call-overload]
     total_b = sum(int(r["bytes_read"]) + int(r["bytes_written"]) for r in rows)  # type: ignore[call-overload]
-    lines.append(f"total: {total_f:,} FLOPs, {total_b:,} bytes moved by {len(rows)} ops")
+    lines.append(
+        tr(
+            "total: {flops:,} FLOPs, {bytes:,} bytes moved by {ops} ops",
+            flops=total_f,
+            bytes=total_b,
+            ops=len(rows),
+        )
+    )
     return "\n".join(lines)
 
 
 def format_html(graph: Graph) -> str:
     """SSA text and the cost table as HTML, for Jupyter's rich display."""
     rows = cost_rows(graph)
-    head = "".join(f"<th>{c}</th>" for c in _COLUMNS)
+    head = "".join(f"<th>{html.escape(tr(title))}</th>" for title in _COLUMNS.values())
     body = "".join(
-        "<tr>"
-        + "".join(
-            f"<td>{html.escape(f'{r[c]:,}' if isinstance(r[c], int) else str(r[c]))}</td>"
-            for c in _COLUMNS
-        )
-        + "</tr>"
+        "<tr>" + "".join(f"<td>{html.escape(_shown(c, r[c]))}</td>" for c in _COLUMNS) + "</tr>"
         for r in rows
     )
     return (

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from chipsim.i18n import tr
 from chipsim.ir.graph import Graph, Value
 from chipsim.ir.ops import Pattern, check_attrs, get_op
 from chipsim.ir.ops.batch_norm import STATISTICS
@@ -45,11 +46,17 @@ class ModelSummary:
     patterns: dict[str, int]  # nodes per pattern class (constants excluded)
 
     def __str__(self) -> str:
-        pats = ", ".join(f"{k} {v}" for k, v in self.patterns.items())
-        return (
-            f"{self.name}: {self.params:,} parameters, {self.macs / 1e9:.3f} G MACs, "
-            f"{self.flops / 1e9:.3f} GFLOP, activations {self.activation_bytes / 2**20:.1f} MiB, "
-            f"weights {self.weight_bytes / 2**20:.1f} MiB\n  ops by pattern: {pats}"
+        pats = ", ".join(f"{tr(k)} {v}" for k, v in self.patterns.items())
+        return tr(
+            "{name}: {params:,} parameters, {gmacs:.3f} G MACs, {gflop:.3f} GFLOP, "
+            "activations {act:.1f} MiB, weights {weights:.1f} MiB\n  ops by pattern: {patterns}",
+            name=self.name,
+            params=self.params,
+            gmacs=self.macs / 1e9,
+            gflop=self.flops / 1e9,
+            act=self.activation_bytes / 2**20,
+            weights=self.weight_bytes / 2**20,
+            patterns=pats,
         )
 
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chipsim.errors import OutOfMemoryError
+from chipsim.i18n import N_, pad, text_width, tr
 from chipsim.ir.graph import Graph, Value
 from chipsim.passes.memory.liveness import align_up
 
@@ -52,7 +53,59 @@ class Slot:
     level: str
     offset: int
     role: str
-    why: str
+    why: str  # in English; :meth:`reason` gives it in the learner's language
+    why_fields: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
+
+    def reason(self) -> str:
+        """:attr:`why` in the current language (its English template, fields filled in)."""
+        if not self.why_fields:
+            return tr(self.why)
+        fields = dict(self.why_fields)
+        return tr(_WHY[fields.pop("_why")], **fields)
+
+
+#: Column titles and the words in the placement table's cells: marked here, translated where
+#: shown (``tr(slot.role)``, :meth:`Slot.reason`).
+_COLUMNS = {
+    "tensor": N_("tensor"),
+    "type": N_("type"),
+    "role": N_("role"),
+    "level": N_("level"),
+    "offset": N_("offset"),
+    "why": N_("why"),
+}
+_WORDS = (
+    N_("fused intermediate"),
+    N_("on-chip tiles"),
+    N_("produced and consumed inside one kernel"),
+    N_("registers"),
+    N_("small constant"),
+    N_("weight"),
+    N_("input"),
+    N_("output"),
+    N_("intermediate"),
+    N_("tiny and read by every tile: loaded into registers once"),
+    N_("tiny, but the register file is full: kept in DRAM, loaded with its kernel"),
+    N_("read once per kernel: streamed from DRAM tile by tile"),
+    N_("returned to the host, which reads DRAM"),
+    N_("an input returned as it is"),
+    N_("read by one kernel that streams it tile by tile, as eager mode does"),
+    N_("not read by any kernel"),
+)
+#: Reasons with numbers in them: English templates, filled in by :func:`_slot`.
+_WHY = {
+    "inside": N_("its plan slot ends at {end:,} B, inside {share:.0%} of SRAM"),
+    "host": N_(
+        "its plan slot ends at {end:,} B, beyond {share:.0%} of SRAM: read where the host wrote it"
+    ),
+    "spill": N_("its plan slot ends at {end:,} B, beyond {share:.0%} of SRAM: spilled to DRAM"),
+}
+
+
+def _slot(level: str, offset: int, role: str, why: str, **fields: Any) -> Slot:
+    """A slot whose reason is the template ``_WHY[why]`` with ``fields`` (English in ``why``)."""
+    text = _WHY[why].format(**fields)
+    return Slot(level, offset, role, text, tuple({"_why": why, **fields}.items()))
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,10 +134,10 @@ class Placement:
                     {
                         "tensor": label,
                         "type": str(v.type),
-                        "role": "fused intermediate",
-                        "level": "on-chip tiles",
+                        "role": tr("fused intermediate"),
+                        "level": tr("on-chip tiles"),
                         "offset": "-",
-                        "why": "produced and consumed inside one kernel",
+                        "why": tr("produced and consumed inside one kernel"),
                     }
                 )
             else:
@@ -92,10 +145,10 @@ class Placement:
                     {
                         "tensor": label,
                         "type": str(v.type),
-                        "role": slot.role,
-                        "level": slot.level.upper() if slot.level != REG else "registers",
+                        "role": tr(slot.role),
+                        "level": slot.level.upper() if slot.level != REG else tr("registers"),
                         "offset": slot.offset,
-                        "why": slot.why,
+                        "why": slot.reason(),
                     }
                 )
         return rows
@@ -103,25 +156,32 @@ class Placement:
     def __str__(self) -> str:
         rows = self.rows()
         cols = ["tensor", "type", "role", "level", "offset", "why"]
-        widths = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in cols}
+        titles = {c: tr(_COLUMNS[c]) for c in cols}
+        widths = {
+            c: max(text_width(titles[c]), *(text_width(str(r[c])) for r in rows)) for c in cols
+        }
         lines = [
-            "  ".join(c.ljust(widths[c]) for c in cols),
+            "  ".join(pad(titles[c], widths[c]) for c in cols),
             "  ".join("-" * widths[c] for c in cols),
         ]
-        lines += ["  ".join(str(r[c]).ljust(widths[c]) for c in cols) for r in rows]
+        lines += ["  ".join(pad(str(r[c]), widths[c]) for c in cols) for r in rows]
         spilled = sum(
             1
             for s in self.slots.values()
             if s.role in ("input", "intermediate") and s.level == DRAM
         )
         lines.append(
-            f"activation arena: {self.arena_bytes:,} bytes; {spilled} activation(s) spilled to DRAM"
+            tr(
+                "activation arena: {arena:,} bytes; {spilled} activation(s) spilled to DRAM",
+                arena=self.arena_bytes,
+                spilled=spilled,
+            )
         )
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
         cols = ["tensor", "type", "role", "level", "offset", "why"]
-        head = "".join(f"<th>{c}</th>" for c in cols)
+        head = "".join(f"<th>{html.escape(tr(_COLUMNS[c]))}</th>" for c in cols)
         body = "".join(
             "<tr>" + "".join(f"<td>{html.escape(str(r[c]))}</td>" for c in cols) + "</tr>"
             for r in self.rows()
@@ -167,11 +227,18 @@ def check_capacity(level: str, capacity: int, held: Sequence[tuple[str, int]], w
         return
     big = sorted(held, key=lambda t: -t[1])
     listed = ", ".join(f"{name} ({_mib(n)})" for name, n in big[:6])
-    more = f" and {len(big) - 6} more" if len(big) > 6 else ""
     raise OutOfMemoryError(
-        f"{level.upper()} out of memory: {what} needs {_mib(total)} of {level.upper()} but the "
-        f"chip has {_mib(capacity)}. It holds {listed}{more}. Use smaller inputs (e.g. a "
-        f"smaller batch, run the work in pieces), or a chip with more {level.upper()}."
+        tr(
+            "{level} out of memory: {what} needs {total} of {level} but the chip has "
+            "{capacity}. It holds {listed}{more}. Use smaller inputs (e.g. a smaller batch, run "
+            "the work in pieces), or a chip with more {level}.",
+            level=level.upper(),
+            what=what,
+            total=_mib(total),
+            capacity=_mib(capacity),
+            listed=listed,
+            more=tr(" and {n} more", n=len(big) - 6) if len(big) > 6 else "",
+        )
     )
 
 
@@ -237,7 +304,6 @@ def place(
     # spilled inputs are read where the host wrote them; only intermediates need the region
     spill_end = max((o + v.type.nbytes for v, o in spilled.items() if v not in host), default=0)
     spill_base = dram.take("spilled activations", spill_end) if spill_end else dram.end
-    share = f"{int(ARENA_SHARE * 100)}% of SRAM"
     for v, offset in arena_values.items():  # rule 3
         if v in outputs:
             continue
@@ -247,17 +313,16 @@ def place(
             why = "read by one kernel that streams it tile by tile, as eager mode does"
             slots[v] = Slot(DRAM, host[v], role, why)
         elif v not in spilled:
-            slots[v] = Slot(SRAM, offset, role, f"its plan slot ends at {end:,} B, inside {share}")
+            slots[v] = _slot(SRAM, offset, role, "inside", end=end, share=ARENA_SHARE)
         elif v in host:
-            why = f"its plan slot ends at {end:,} B, beyond {share}: read where the host wrote it"
-            slots[v] = Slot(DRAM, host[v], role, why)
+            slots[v] = _slot(DRAM, host[v], role, "host", end=end, share=ARENA_SHARE)
         else:
-            why = f"its plan slot ends at {end:,} B, beyond {share}: spilled to DRAM"
-            slots[v] = Slot(DRAM, spill_base + offset, role, why)
+            slots[v] = _slot(DRAM, spill_base + offset, role, "spill", end=end, share=ARENA_SHARE)
     for v in graph.inputs:
         if v not in slots:
             slots[v] = Slot(DRAM, host[v], "input", "not read by any kernel")
-    check_capacity(DRAM, dram.capacity, dram.held, f"the compiled program {graph.name!r}")
+    what = tr("the compiled program {name!r}", name=graph.name)
+    check_capacity(DRAM, dram.capacity, dram.held, what)
     return Placement(graph, slots, arena_bytes, arena_level, host, align_up(dram.end, ALIGN))
 
 

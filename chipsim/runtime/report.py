@@ -27,8 +27,19 @@ from typing import Any
 from chipsim.hw.chip import Chip
 from chipsim.hw.isa import LEVELS, UNIT_TITLES, UNITS
 from chipsim.hw.simulator import Record
+from chipsim.i18n import N_, pad, text_width, tr
 
 _COMPUTE = ("tensor", "mac", "simd", "alu")
+#: The kernel table's column titles (English; translated where shown).
+_HEADERS = (
+    N_("kernel"),
+    N_("units"),
+    N_("start"),
+    N_("end"),
+    N_("cycles"),
+    N_("FLOPs"),
+    N_("DRAM bytes"),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,19 +172,27 @@ class Report:
     # -- views --------------------------------------------------------------------------------
     def summary_lines(self) -> list[str]:
         us = self.seconds * 1e6
-        util = ", ".join(f"{UNIT_TITLES[u]} {v:.0%}" for u, v in self.utilization.items() if v)
+        util = ", ".join(f"{tr(UNIT_TITLES[u])} {v:.0%}" for u, v in self.utilization.items() if v)
         moved = ", ".join(f"{lv.upper()} {_bytes(b)}" for lv, b in self.bytes_moved.items())
         peak = ", ".join(f"{lv.upper()} {_bytes(b)}" for lv, b in self.peak_bytes.items())
         return [
-            f"{self.chip.name}: {self.cycles:,} cycles = {us:,.2f} us, {len(self.kernels)} "
-            f"kernels, {self.flops:,} FLOPs, energy {self.total_energy_pj / 1e6:,.3f} uJ",
-            f"busy: {util}",
-            f"moved: {moved}",
-            f"peak: {peak}",
+            tr(
+                "{chip}: {cycles:,} cycles = {us:,.2f} us, {kernels} kernels, {flops:,} FLOPs, "
+                "energy {uj:,.3f} uJ",
+                chip=self.chip.name,
+                cycles=self.cycles,
+                us=us,
+                kernels=len(self.kernels),
+                flops=self.flops,
+                uj=self.total_energy_pj / 1e6,
+            ),
+            tr("busy: {units}", units=util),
+            tr("moved: {levels}", levels=moved),
+            tr("peak: {levels}", levels=peak),
         ]
 
     def table_rows(self) -> list[tuple[str, ...]]:
-        rows = [("kernel", "units", "start", "end", "cycles", "FLOPs", "DRAM bytes")]
+        rows = [tuple(tr(h) for h in _HEADERS)]
         for k in self.kernels:
             rows.append(
                 (
@@ -191,12 +210,12 @@ class Report:
     def __str__(self) -> str:
         rows = self.table_rows()
         shown = rows if len(rows) <= 41 else rows[:21] + [("...",) * 7] + rows[-20:]
-        widths = [max(len(r[i]) for r in shown) for i in range(7)]
+        widths = [max(text_width(r[i]) for r in shown) for i in range(7)]
         lines = self.summary_lines()
         for j, r in enumerate(shown):
             lines.append(
                 "  ".join(
-                    c.ljust(w) if i < 2 else c.rjust(w)
+                    pad(c, w) if i < 2 else pad(c, w, right=True)
                     for i, (c, w) in enumerate(zip(r, widths, strict=False))
                 )
             )

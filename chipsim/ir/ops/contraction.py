@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from chipsim.errors import ShapeError
+from chipsim.i18n import N_, tr
 from chipsim.ir.dtypes import f32, i32
 from chipsim.ir.graph import Attrs
 from chipsim.ir.ops.elementwise import broadcast_shapes
@@ -33,10 +34,15 @@ def matmul_dims(a: TensorType, b: TensorType) -> tuple[tuple[int, ...], int, int
     m, k = a_shape[-2:]
     k2, n = b_shape[-2:]
     if k != k2:
-        raise ShapeError(
-            f"inner dimensions differ: {a} @ {b} needs {a} last dim ({k}) == "
-            f"{b} {'only' if b.rank == 1 else 'second-to-last'} dim ({k2})"
+        message = (
+            N_("inner dimensions differ: {a} @ {b} needs {a} last dim ({k}) == {b} only dim ({k2})")
+            if b.rank == 1
+            else N_(
+                "inner dimensions differ: {a} @ {b} needs {a} last dim ({k}) == "
+                "{b} second-to-last dim ({k2})"
+            )
         )
+        raise ShapeError(tr(message, a=a, b=b, k=k, k2=k2))
     batch = broadcast_shapes(a_shape[:-2], b_shape[:-2])
     return batch, m, k, n
 

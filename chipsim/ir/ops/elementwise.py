@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from chipsim.errors import ShapeError
+from chipsim.i18n import tr
 from chipsim.ir.dtypes import boolean, dtype, f32
 from chipsim.ir.graph import Attrs, ConstData
 from chipsim.ir.ops.registry import (
@@ -29,14 +30,21 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
         dims = {s[len(s) - rank + i] for s in shapes if len(s) - rank + i >= 0}
         dims.discard(1)
         if len(dims) > 1:
-            shown = " and ".join(str(list(s)) for s in shapes)
+            joiner = tr(" and ")
+            shown = joiner.join(str(list(s)) for s in shapes)
             axis = i - rank  # numpy matches dimensions from the right: -1 is the last
-            sizes = " and ".join(str(s[axis]) for s in shapes if len(s) >= -axis)
-            which = "the last" if axis == -1 else f"{-axis} from the right"
+            sizes = joiner.join(str(s[axis]) for s in shapes if len(s) >= -axis)
+            which = tr("the last") if axis == -1 else tr("{n} from the right", n=-axis)
             raise ShapeError(
-                f"shapes {shown} cannot be broadcast together: their dimension {axis} ({which})"
-                f" is {sizes}. Dimensions are matched from the right and must be equal or 1; "
-                "reshape one operand or use broadcast_to"
+                tr(
+                    "shapes {shown} cannot be broadcast together: their dimension {axis} "
+                    "({which}) is {sizes}. Dimensions are matched from the right and must be "
+                    "equal or 1; reshape one operand or use broadcast_to",
+                    shown=shown,
+                    axis=axis,
+                    which=which,
+                    sizes=sizes,
+                )
             )
         out.append(dims.pop() if dims else 1)
     return tuple(out)
@@ -46,7 +54,12 @@ def _same_dtype(types: Sequence[TensorType]) -> None:
     names = {t.dtype.name for t in types}
     if len(names) > 1:
         shown = ", ".join(str(t) for t in types)
-        raise ShapeError(f"dtype mismatch between operands ({shown}); insert a cast so they agree")
+        raise ShapeError(
+            tr(
+                "dtype mismatch between operands ({shown}); insert a cast so they agree",
+                shown=shown,
+            )
+        )
 
 
 def _need_float(types: Sequence[TensorType], what: str) -> None:

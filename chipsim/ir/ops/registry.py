@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from chipsim.errors import IRError, ShapeError
+from chipsim.i18n import N_
 from chipsim.ir.dtypes import to_storage
 from chipsim.ir.graph import Attrs
 from chipsim.ir.types import TensorType
@@ -51,6 +52,18 @@ class Pattern(IntEnum):
 
     def __str__(self) -> str:
         return self.name.lower()
+
+
+#: The pattern classes' names as printed (``str(pattern)``): marked for the catalogue, shown
+#: through ``tr(str(pattern))`` in tables (graph cost table, model summary).
+PATTERN_NAMES = (
+    N_("elementwise"),
+    N_("broadcast"),
+    N_("injective"),
+    N_("reduction"),
+    N_("contraction"),
+    N_("opaque"),
+)
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from typing import Any
 import networkx as nx
 
 from chipsim.errors import PartitionError, SerializationError
+from chipsim.i18n import tr
 from chipsim.ir.graph import Graph, Value
 from chipsim.passes.fusion.naming import describe_node, kernel_name, unique_kernel_names
 
@@ -96,7 +97,7 @@ class Partition:
         graph = graph if graph is not None else self.graph
         if graph is None:
             return "\n".join(
-                f"group {g}: nodes " + " ".join(str(i) for i in group)
+                tr("group {g}: nodes {nodes}", g=g, nodes=" ".join(str(i) for i in group))
                 for g, group in enumerate(self.groups)
             )
         names = graph.names()

@@ -18,7 +18,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from chipsim.i18n import N_, pad, text_width, tr
 from chipsim.passes.memory.liveness import DEFAULT_ALIGNMENT, UsageRecord, align_up
+
+#: The plan table's column titles (English; translated where shown).
+_HEADERS = (N_("id"), N_("size"), N_("first"), N_("last"), N_("offset"))
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -73,9 +77,15 @@ class MemoryPlan:
         lb = self.lower_bound
         ratio = f"{self.arena_size / lb:.3f}x" if lb else "-"
         name = f" {self.strategy}" if self.strategy else ""
-        return (
-            f"MemoryPlan{name}: {len(self.records)} tensors, arena {self.arena_size} B "
-            f"({format_bytes(self.arena_size)}), lower bound {lb} B, ratio {ratio}"
+        return tr(
+            "MemoryPlan{name}: {tensors} tensors, arena {arena} B ({human}), "
+            "lower bound {bound} B, ratio {ratio}",
+            name=name,
+            tensors=len(self.records),
+            arena=self.arena_size,
+            human=format_bytes(self.arena_size),
+            bound=lb,
+            ratio=ratio,
         )
 
     def rows(self) -> list[tuple[str, int, int, int, Any]]:
@@ -83,12 +93,12 @@ class MemoryPlan:
         return [(r.id, r.size, r.first, r.last, self.offsets.get(r.id)) for r in self.records]
 
     def __str__(self) -> str:
-        rows = [("id", "size", "first", "last", "offset")]
+        rows = [tuple(tr(h) for h in _HEADERS)]
         rows += [tuple("-" if x is None else str(x) for x in row) for row in self.rows()]
-        widths = [max(len(row[i]) for row in rows) for i in range(5)]
+        widths = [max(text_width(row[i]) for row in rows) for i in range(5)]
         lines = [
             "  ".join(
-                c.ljust(w) if i == 0 else c.rjust(w)
+                pad(c, w) if i == 0 else pad(c, w, right=True)
                 for i, (c, w) in enumerate(zip(row, widths, strict=True))
             )
             for row in rows
@@ -96,7 +106,8 @@ class MemoryPlan:
         return "\n".join([self.summary(), *lines])
 
     def _repr_html_(self) -> str:
-        head = "".join(f"<th>{h}</th>" for h in ("id", "size (B)", "first", "last", "offset"))
+        titles = (_HEADERS[0], N_("size (B)"), *_HEADERS[2:])
+        head = "".join(f"<th>{html.escape(tr(h))}</th>" for h in titles)
         body = "".join(
             "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>"
             for row in self.rows()
