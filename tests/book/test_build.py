@@ -44,6 +44,18 @@ def test_cell_outputs_are_clean(book, page):
             assert text not in block, f"{page}: a cell output contains {text!r}:\n{block[:500]}"
 
 
+# A Markdown table that did not render shows its pipes and its |---| rule as text (smart
+# quotes turn the dashes into em dashes).
+RAW_TABLE_RULE = re.compile(r"\|\s*:?(-{3,}|\u2014+)\s*:?\|")
+
+
+@pytest.mark.parametrize("page", notebook_pages())
+def test_tables_a_cell_writes_render_as_tables(book, page):
+    text = re.sub(r"<pre.*?</pre>", "", page_html(book, page), flags=re.S)  # code is left as typed
+    raw = RAW_TABLE_RULE.search(re.sub(r"<[^>]+>", "", text))
+    assert raw is None, f"{page}: a Markdown table shows as text ({raw.group(0)!r}), not a table"
+
+
 @pytest.mark.parametrize("page", notebook_pages())
 def test_chapter_downloads_as_runnable_notebook(book, page):
     target = book.html / "_sources" / f"{page}.ipynb"
