@@ -8,6 +8,7 @@ be editing chipsim at the same moment).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -28,7 +29,8 @@ NO_SANDBOX = sandbox_mode() is None
 
 
 def make_course(tmp: Path) -> Path:
-    """A fresh course folder (no gradebook yet) with a private copy of chipsim."""
+    """A fresh course folder (its gradebook holds only the course secret) with a private copy
+    of chipsim."""
     course = tmp / "course"
     course.mkdir()
     shutil.copy(ROOT / "nbgrader_config.py", course)
@@ -40,6 +42,12 @@ def make_course(tmp: Path) -> Path:
     shutil.copytree(
         ROOT / "chipsim", course / "pkg" / "chipsim", ignore=shutil.ignore_patterns("__pycache__")
     )
+    # A fixed course secret, so the hidden instances (and the solution notebook's score on them)
+    # are the same on every run; test_grading_hidden.py tests the secret made on first use.
+    (course / "gradebook").mkdir(mode=0o700)
+    key = course / "gradebook" / "hidden_instances.key"
+    key.write_bytes(hashlib.sha256(b"chipsim test course").digest())
+    key.chmod(0o600)
     return course
 
 
