@@ -13,12 +13,14 @@ text is not in the catalogue (or whose source cannot be located exactly) stays E
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 Lookup = Callable[[str], "str | None"]
+_OPTION = re.compile(r"\s*:[\w-]+:")  # a directive option line, e.g. ``:class: note``
 
 
 @cache
@@ -98,8 +100,12 @@ def _directive(lines: list[str], info: str, lookup: Lookup) -> list[str]:
     translated_title = lookup(_key(title)) if title else None
     if translated_title and title in first:
         first = first.replace(title, translated_title, 1)
-    body = translate_markdown("".join(lines[1:-1]), lookup)
-    return [first, body, lines[-1]]
+    inner = lines[1:-1]
+    options = 0  # ``:class: note`` lines open the body: they are not text (Sphinx drops them)
+    while options < len(inner) and _OPTION.match(inner[options]):
+        options += 1
+    body = translate_markdown("".join(inner[options:]), lookup)
+    return [first, *inner[:options], body, lines[-1]]
 
 
 def translate_notebook(path: Path, lookup: Lookup, setup: str) -> None:

@@ -36,6 +36,13 @@ def glued_numbers(page_html: str) -> list[str]:
     return sorted(n for value in GLUED.findall(page_html) for n in NUMBER.findall(value))
 
 
+def output_kinds(cell) -> list[str]:
+    """A code cell's outputs by kind, with a stream's chunks as one: how a kernel splits a
+    cell's printing into stream outputs depends on timing, not on the cell."""
+    kinds = [o.output_type + ":" + o.get("name", "") for o in cell.outputs]
+    return [k for n, k in enumerate(kinds) if n == 0 or k != kinds[n - 1] or "stream" not in k]
+
+
 def html(book, path: str, page: str) -> str:
     return (book.html / path / f"{page}.html").read_text(encoding="utf-8")
 
@@ -150,7 +157,7 @@ def test_downloaded_chapter_is_the_editions_notebook(book, language, path, page)
     assert first.cell_type == "code" and f'set_language("{language}")' in first.source
 
     def code(notebook_cells):
-        return [(c.source, len(c.outputs)) for c in notebook_cells if c.cell_type == "code"]
+        return [(c.source, output_kinds(c)) for c in notebook_cells if c.cell_type == "code"]
 
     assert code(cells) == code(english.cells)
     markdown = " ".join(" ".join(c.source.split()) for c in cells if c.cell_type == "markdown")
@@ -158,4 +165,5 @@ def test_downloaded_chapter_is_the_editions_notebook(book, language, path, page)
     for message in catalogue:
         if message.id and message.string and message.string != message.id:
             assert " ".join(message.string.split()) in markdown, message.string
-            assert " ".join(message.id.split()) not in markdown, message.id
+            if len(message.id.split()) >= 3:  # a one-word cell ("static") may be in a label
+                assert " ".join(message.id.split()) not in markdown, message.id

@@ -60,7 +60,7 @@ import chipsim
 
 
 def my_fusion(graph, chip):
-    fusion = getattr(chipsim, "pass" + "es").fusion  # reach the reference by a computed name
+    fusion = getattr(chipsim, "compil" + "er").fusion  # reach the reference by a computed name
     return fusion.reference_fusion(graph, chip)
 """
 
@@ -69,7 +69,7 @@ import importlib
 
 
 def my_fusion(graph, chip):
-    return importlib.import_module("chipsim.passes.fusion").reference_fusion(graph, chip)
+    return importlib.import_module("chipsim.compiler.fusion").reference_fusion(graph, chip)
 """
 
 OVERWRITE_SUBMIT = """
@@ -215,18 +215,18 @@ warnings.warn("this draft still has TODOs")  # a Python warning in the learner's
 # -- ways around a block-list of names (the issue found ten): each reaches the reference --------
 BYPASSES = {
     "rt_attrgetter": "import operator\n\n\ndef my_fusion(graph, chip):\n"
-    "    return operator.attrgetter('passes.fusion.reference_fusion')(chipsim)(graph, chip)\n",
+    "    return operator.attrgetter('compiler.fusion.reference_fusion')(chipsim)(graph, chip)\n",
     "rt_reduce_getattr": "import functools\n\n\ndef my_fusion(graph, chip):\n"
-    "    path = ['passes', 'fusion', 'reference_fusion']\n"
+    "    path = ['compiler', 'fusion', 'reference_fusion']\n"
     "    return functools.reduce(getattr, path, chipsim)(graph, chip)\n",
     "rt_sys_modules": "import sys\n\n\ndef my_fusion(graph, chip):\n"
-    "    return sys.modules['chipsim.passes.fusion'].reference_fusion(graph, chip)\n",
+    "    return sys.modules['chipsim.compiler.fusion'].reference_fusion(graph, chip)\n",
     "rt_get_ipython": "def my_fusion(graph, chip):\n"
-    "    get_ipython().ex('from chipsim.passes.fusion import reference_fusion as _r')\n"
+    "    get_ipython().ex('from chipsim.compiler.fusion import reference_fusion as _r')\n"
     "    return get_ipython().user_ns['_r'](graph, chip)\n",
     "rt_builtins_attr": "import builtins\n\n\ndef my_fusion(graph, chip):\n"
     "    space = {}\n"
-    "    builtins.__dict__['ex' + 'ec']('from chipsim.passes.fusion import reference_fusion "
+    "    builtins.__dict__['ex' + 'ec']('from chipsim.compiler.fusion import reference_fusion "
     "as R', space)\n    return space['R'](graph, chip)\n",
     "rt_compile_alias": "def my_fusion(graph, chip):\n"
     "    how = dict(fusion='refe' + 'rence', simplify=False)\n"
@@ -235,7 +235,7 @@ BYPASSES = {
     "def my_fusion(graph, chip):\n"
     "    return reference_fusion.fusion_strategy('reference', graph)\n",
     "rt_pickle": "import pickle\n\n\ndef my_fusion(graph, chip):\n"
-    "    ref = pickle.loads(b'cchipsim.passes.fusion.reference\\nreference_fusion\\n.')\n"
+    "    ref = pickle.loads(b'cchipsim.compiler.fusion\\nreference_fusion\\n.')\n"
     "    return ref(graph, chip)\n",
     "rt_gc": "import gc\n\n\ndef my_fusion(graph, chip):\n"
     "    name = 'reference_fusion'\n"
@@ -243,10 +243,10 @@ BYPASSES = {
     "    return found[0](graph, chip)\n",
     "rt_frame_builtins": "import sys\n\n\ndef my_fusion(graph, chip):\n"
     "    imp = sys._getframe().f_builtins['__import__']\n"
-    "    return imp('chipsim.passes.fusion', fromlist=['x']).reference_fusion(graph, chip)\n",
+    "    return imp('chipsim.compiler.fusion', fromlist=['x']).reference_fusion(graph, chip)\n",
     # new ones: the reference's source found on disk, or in a clever-looking place
     "rt_source_on_disk": "import glob\n\n\ndef my_fusion(graph, chip):\n"
-    "    for path in glob.glob('/**/fusion/reference.py', recursive=True):\n"
+    "    for path in glob.glob('/**/compiler/fusion.py', recursive=True):\n"
     "        space = {'__name__': 'stolen'}\n"
     "        exec(compile(open(path).read(), path, 'exec'), space)\n"
     "        return space['reference_fusion'](graph, chip)\n"
@@ -254,7 +254,7 @@ BYPASSES = {
 }
 
 #: A cell IPython runs but ``ast.parse`` rejects (the old scan skipped such cells).
-UNPARSABLE = "files = !true\nfrom chipsim.passes.fusion import reference_fusion as SMUGGLED\n"
+UNPARSABLE = "files = !true\nfrom chipsim.compiler.fusion import reference_fusion as SMUGGLED\n"
 UNPARSABLE_USE = "def my_fusion(graph, chip):\n    return SMUGGLED(graph, chip)\n"
 
 #: An experiments cell that kills every process it can see (its own kernel included) and

@@ -21,6 +21,7 @@ CATALOGUE = {
     "when": "何时",
     "eager": "动态图",
     "A quoted line.": "引用的一行。",
+    "A note right under its option line.": "紧跟在选项行下面的注释。",
 }
 
 
@@ -46,6 +47,12 @@ def test_blocks_are_translated_and_their_markup_kept():
         :class: dropdown
 
         The answer, with {glue:text}`speedup:.1f` in it.
+        :::
+
+        :::{admonition} A heading
+        :class: note
+        A note right under
+        its option line.
         :::
 
         | | eager | static |
@@ -74,6 +81,11 @@ def test_blocks_are_translated_and_their_markup_kept():
         :class: dropdown
 
         答案，其中有 {glue:text}`speedup:.1f`。
+        :::
+
+        :::{admonition} 一个标题
+        :class: note
+        紧跟在选项行下面的注释。
         :::
 
         | | 动态图 | static |
