@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chipsim.codegen.kernel import KernelSpec, Location
-from chipsim.codegen.lower import plan_kernel
+from chipsim.codegen.planning import plan_kernel
 from chipsim.hw import get_chip
 from chipsim.ir import GraphBuilder, f32
 from chipsim.ir.graph import Graph
