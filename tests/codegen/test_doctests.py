@@ -24,7 +24,9 @@ MODULES = [
     "chipsim.runtime.program",
     "chipsim.runtime.report",
     "chipsim.workloads.eager",
+    "chipsim.workloads.footprint",
     "chipsim.workloads.memory",
+    "chipsim.workloads.mlp",
     "chipsim.workloads.overfusion",
 ]
 
