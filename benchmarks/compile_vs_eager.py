@@ -21,7 +21,7 @@ import chipsim as cs
 from chipsim.grading.graphs import cnn_graph
 from chipsim.ir import Graph, GraphBuilder, f32
 from chipsim.workloads.eager import run_eager
-from chipsim.workloads.memory import mlp_forward, mlp_params
+from chipsim.workloads.mlp import mlp_forward, mlp_params
 
 CHIPS = ("edge-npu", "datacenter-gpu")
 

@@ -1,6 +1,6 @@
 """Benchmark: the reference fusion pass against the best partition found by exhaustive search.
 
-For generated graphs (``chipsim.passes.fusion.random_graph``, seeds ``0..N-1``, at most 12
+For generated graphs (``chipsim.testing.graphs.random_graph``, seeds ``0..N-1``, at most 12
 ops, tensor sides from ``REALISTIC_DIMS`` = 32..256 so that DRAM traffic and compute matter,
 not only kernel launches) every connected convex partition is compiled for edge-npu and timed with
 ``program.report.cycles``; the reference fusion (as ``chipsim.compile`` runs it, with
@@ -18,8 +18,8 @@ import sys
 import time
 
 import chipsim as cs
-from chipsim.passes.fusion import all_partitions, random_graph
-from chipsim.passes.fusion.generate import REALISTIC_DIMS
+from chipsim.passes.fusion import all_partitions
+from chipsim.testing.graphs import REALISTIC_DIMS, random_graph
 
 CHIP = "edge-npu"
 TOLERANCE = 0.05

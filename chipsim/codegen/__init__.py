@@ -3,7 +3,8 @@
 Eager execution and compiled programs share this one code generator."""
 
 from chipsim.codegen.kernel import KernelSpec, Location, kernel_name
-from chipsim.codegen.lower import KernelPlan, lower, plan_kernel, scratch_bytes
+from chipsim.codegen.lower import lower
+from chipsim.codegen.planning import KernelPlan, plan_kernel, scratch_bytes
 
 __all__ = [
     "KernelSpec",

@@ -5,7 +5,7 @@ generator itself, so that no second copy of its rules exists:
 
 * :func:`kernel_fits` — the **one capacity rule** of fusion: a group fits when the code
   generator plans it without spilling tiles to DRAM (row tiles, or blocks of a contraction
-  with its epilogue; see :func:`~chipsim.codegen.lower.plan_kernel`). A matmul whose weight is
+  with its epilogue; see :func:`~chipsim.codegen.planning.plan_kernel`). A matmul whose weight is
   larger than SRAM still fits: the blocked kernel streams the weight in blocks.
 * :func:`kernel_timer` — a group lowered and run alone on a timing-only simulator, as an
   autotuner times candidate kernels instead of trusting a formula.
@@ -34,7 +34,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from chipsim.codegen.kernel import KernelSpec, Location
-from chipsim.codegen.lower import lower, plan_kernel
+from chipsim.codegen.lower import lower
+from chipsim.codegen.planning import plan_kernel
 from chipsim.codegen.streaming import stand_in, worth_streaming
 from chipsim.errors import ChipsimError
 from chipsim.hw.chip import Chip

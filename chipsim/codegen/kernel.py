@@ -58,7 +58,7 @@ class KernelSpec:
         sram_window: the SRAM byte range ``[lo, hi)`` the kernel may use as scratch
             (default: all of SRAM). Keep tensors placed in SRAM outside it.
         scratch: a DRAM area for intermediates when the group's working set does not fit
-            SRAM even in one-row tiles (see :func:`~chipsim.codegen.lower.scratch_bytes`).
+            SRAM even in one-row tiles (see :func:`~chipsim.codegen.planning.scratch_bytes`).
     """
 
     name: str

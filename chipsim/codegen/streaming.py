@@ -25,7 +25,7 @@ from collections.abc import Collection, Sequence
 
 from chipsim.codegen.blocked import loaded_values
 from chipsim.codegen.kernel import KernelSpec, Location
-from chipsim.codegen.lower import plan_homes
+from chipsim.codegen.planning import plan_homes
 from chipsim.hw.chip import Chip
 from chipsim.ir.graph import Graph, Value
 from chipsim.passes.placement import arena_budget, place_group

@@ -1,23 +1,21 @@
 """The hardware model: chip descriptions, the ISA and its costs, memories, the simulator and
 the caching allocator used by eager mode. It knows nothing of graphs (numpy only)."""
 
-from chipsim.hw.chip import (
+from chipsim.hw.chip import Chip, get_chip, list_chips
+from chipsim.hw.isa import OPCODES, STORAGE, UNITS, Instr, Operand, cost, mma_ops, simd_ops
+from chipsim.hw.memory import Memory
+from chipsim.hw.parts import (
     ALU,
     DMA,
     DRAM,
     SIMD,
     SRAM,
-    Chip,
     Energy,
     Launch,
     MACArray,
     Registers,
     TensorCore,
-    get_chip,
-    list_chips,
 )
-from chipsim.hw.isa import OPCODES, STORAGE, UNITS, Instr, Operand, cost, mma_ops, simd_ops
-from chipsim.hw.memory import Memory
 from chipsim.hw.simulator import IntervalMap, Record, Simulator
 
 __all__ = [

@@ -24,7 +24,8 @@ import numpy as np
 
 from chipsim.codegen.dma import dma
 from chipsim.codegen.kernel import KernelSpec, Location
-from chipsim.codegen.lower import lower, scratch_bytes
+from chipsim.codegen.lower import lower
+from chipsim.codegen.planning import scratch_bytes
 from chipsim.errors import ExecutionError
 from chipsim.hw.chip import Chip
 from chipsim.hw.isa import Instr, Operand

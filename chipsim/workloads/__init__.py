@@ -2,5 +2,7 @@
 
 * :mod:`~chipsim.workloads.eager` — run a whole graph eagerly, one kernel per op;
 * :mod:`~chipsim.workloads.memory` — memory workloads (static vs dynamic allocation);
+* :mod:`~chipsim.workloads.footprint` — their results: eager and static memory footprints;
+* :mod:`~chipsim.workloads.mlp` — the MLP they run (plain tensor code: eager and traced);
 * :mod:`~chipsim.workloads.overfusion` — over-fusion: one kernel too big for SRAM is slower.
 """

@@ -22,7 +22,9 @@ The workloads:
 * :func:`out_of_memory_case` — the service on an edge NPU whose DRAM is cut down (with
   :func:`dataclasses.replace`) so that the static plan fits but the eager allocator fails.
 
-Every function returns plain data; :func:`plot_memory_over_time` draws one comparison.
+Every function returns plain data (a :class:`~chipsim.workloads.footprint.MemoryComparison`);
+:func:`plot_memory_over_time` draws one comparison. The MLP they run is in
+:mod:`chipsim.workloads.mlp`.
 
 Example:
     >>> cmp = training_loop(steps=2, batch=16, dims=(32, 64, 8))
@@ -34,7 +36,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -42,198 +43,12 @@ import numpy as np
 from chipsim.compiler import compile as compile_graph
 from chipsim.errors import OutOfMemoryError
 from chipsim.frontend.eager import Tensor
-from chipsim.frontend.functions import where
 from chipsim.frontend.tracing import trace
-from chipsim.hw.allocator import MemorySample
 from chipsim.hw.chip import Chip, get_chip
 from chipsim.i18n import N_, tr
-from chipsim.passes.memory.liveness import align_up
-from chipsim.passes.placement import ALIGN
 from chipsim.runtime.device import ChipDevice
-
-
-def _aligned(n: int) -> int:
-    return align_up(n, ALIGN)
-
-
-# -- the computations (plain tensor code: runs eagerly and traces) ------------------------------
-def mlp_params(dims: Sequence[int], seed: int = 0) -> list[np.ndarray]:
-    """Weights and biases ``[W1, b1, W2, b2, ...]`` of an MLP with layer widths ``dims``."""
-    rng = np.random.default_rng(seed)
-    params: list[np.ndarray] = []
-    for din, dout in zip(dims[:-1], dims[1:], strict=True):
-        params.append((rng.normal(size=(din, dout)) / np.sqrt(din)).astype(np.float32))
-        params.append(np.zeros(dout, np.float32))
-    return params
-
-
-def mlp_forward(x: Any, *params: Any) -> Any:
-    """relu(x @ W + b) per layer, no activation after the last one."""
-    h = x
-    layers = len(params) // 2
-    for i in range(layers):
-        h = h @ params[2 * i] + params[2 * i + 1]
-        if i < layers - 1:
-            h = h.relu()
-    return h
-
-
-def mlp_train_step(x: Any, target: Any, *params: Any, lr: float = 0.01) -> list[Any]:
-    """One step of gradient descent on the squared error; returns the new parameters.
-
-    Written like autograd runs it: the forward pass saves its activations, the backward pass
-    walks the layers in reverse and drops each saved tensor once it has been used (so an
-    eager run frees them in that order).
-    """
-    layers = len(params) // 2
-    saved_in: list[Any] = []  # the input of each layer (for dW)
-    saved_pre: list[Any] = []  # each pre-activation (for the relu mask)
-    h = x
-    for i in range(layers):
-        saved_in.append(h)
-        h = h @ params[2 * i] + params[2 * i + 1]
-        if i < layers - 1:
-            saved_pre.append(h)
-            h = h.relu()
-    grad = (h - target) * (2.0 / float(np.prod(h.shape)))
-    del h
-    new: list[Any] = [None] * len(params)
-    for i in reversed(range(layers)):
-        if i < layers - 1:
-            grad = where(saved_pre[i] > 0.0, grad, 0.0)
-            saved_pre[i] = None
-        d_w = saved_in[i].T @ grad
-        saved_in[i] = None
-        d_b = grad.sum(axes=(0,))
-        if i > 0:
-            grad = grad @ params[2 * i].T
-        new[2 * i] = params[2 * i] - d_w * lr
-        new[2 * i + 1] = params[2 * i + 1] - d_b * lr
-        del d_w, d_b
-    return new
-
-
-# -- results ------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class EagerMemory:
-    """What the caching allocator saw during an eager run.
-
-    Attributes:
-        peak_allocated: most bytes held by live tensors at once.
-        peak_reserved: most bytes taken from DRAM in segments (live tensors + cache).
-        max_fragmentation: worst share of the cache outside its largest free block.
-        history: one sample per malloc/free (event, allocated, reserved, largest free block).
-        oom: the :class:`OutOfMemoryError` message if the run failed, else ``None``.
-    """
-
-    peak_allocated: int
-    peak_reserved: int
-    max_fragmentation: float
-    history: tuple[MemorySample, ...]
-    oom: str | None = None
-
-    def fragmentation(self) -> list[float]:
-        """Fragmentation after every allocator event (0 when nothing is cached)."""
-        out = []
-        for s in self.history:
-            cached = s.reserved - s.allocated
-            out.append(0.0 if cached <= 0 else 1.0 - min(s.largest_free, cached) / cached)
-        return out
-
-
-@dataclass(frozen=True, slots=True)
-class StaticMemory:
-    """The footprint of the compiled program(s): fixed before the run, constant during it.
-
-    Attributes:
-        weights_bytes: parameters (graph inputs or constants), each 64-byte aligned.
-        io_bytes: the other inputs and the outputs.
-        arena_bytes: the memory plan's activation arena (largest over the programs).
-        arena_lower_bound: peak live activation bytes; no plan can do better.
-        programs: how many programs were compiled (one per shape bucket).
-        dram_peak: highest DRAM address any program touches, measured by simulating it
-            (weights, inputs, outputs, the spilled part of the arena, kernel scratch).
-    """
-
-    weights_bytes: int
-    io_bytes: int
-    arena_bytes: int
-    arena_lower_bound: int
-    programs: int = 1
-    dram_peak: int = 0
-
-    @property
-    def total_bytes(self) -> int:
-        return self.weights_bytes + self.io_bytes + self.arena_bytes
-
-
-@dataclass(frozen=True, slots=True)
-class MemoryComparison:
-    """Eager (dynamic) versus compiled (static) memory for one workload on one chip."""
-
-    workload: str
-    chip: str
-    eager: EagerMemory
-    static: StaticMemory
-    details: dict[str, Any]
-
-    @property
-    def ratio(self) -> float:
-        """Static total / eager peak reserved (below 1: the static plan needs less)."""
-        return self.static.total_bytes / self.eager.peak_reserved
-
-    def as_dict(self) -> dict[str, Any]:
-        """Plain numbers for tables (the history is left out)."""
-        return {
-            "workload": self.workload,
-            "chip": self.chip,
-            "eager_peak_allocated": self.eager.peak_allocated,
-            "eager_peak_reserved": self.eager.peak_reserved,
-            "eager_max_fragmentation": round(self.eager.max_fragmentation, 4),
-            "eager_oom": self.eager.oom,
-            "static_weights": self.static.weights_bytes,
-            "static_io": self.static.io_bytes,
-            "static_arena": self.static.arena_bytes,
-            "static_arena_lower_bound": self.static.arena_lower_bound,
-            "static_total": self.static.total_bytes,
-            "static_programs": self.static.programs,
-            "static_dram_peak": self.static.dram_peak,
-            "static_over_eager_reserved": round(self.ratio, 4),
-            "static_over_eager_allocated": round(
-                self.static.total_bytes / self.eager.peak_allocated, 4
-            ),
-            **self.details,
-        }
-
-
-def _eager_memory(dev: ChipDevice, oom: str | None = None) -> EagerMemory:
-    alloc = dev.allocator
-    mem = EagerMemory(alloc.peak_allocated, alloc.peak_reserved, 0.0, tuple(alloc.history), oom)
-    return dataclasses.replace(mem, max_fragmentation=max(mem.fragmentation(), default=0.0))
-
-
-def _static_memory(programs: Sequence[Any], n_weights: int) -> StaticMemory:
-    """Footprint of programs that run one at a time and share their first ``n_weights`` inputs.
-
-    Weights are counted once; inputs/outputs and the arena are the largest of any program
-    (a server reserves room for its largest bucket up front).
-    """
-    weights = io = arena = bound = peak = 0
-    for prog in programs:
-        peak = max(peak, prog.report.peak_bytes["dram"])  # the simulator checks the bounds
-        g = prog.graph
-        w = sum(_aligned(v.type.nbytes) for v in g.inputs[:n_weights])
-        w += sum(
-            _aligned(n.type.nbytes)
-            for n in g.nodes
-            if n.op == "constant" and prog.placement.level(n.output) == "dram"
-        )
-        weights = max(weights, w)
-        rest = [*g.inputs[n_weights:], *g.outputs]
-        io = max(io, sum(_aligned(v.type.nbytes) for v in dict.fromkeys(rest)))
-        arena = max(arena, prog.plan.arena_size)
-        bound = max(bound, prog.plan.lower_bound)
-    return StaticMemory(weights, io, arena, bound, len(programs), peak)
+from chipsim.workloads.footprint import MemoryComparison, _eager_memory, _static_memory
+from chipsim.workloads.mlp import mlp_forward, mlp_params, mlp_train_step
 
 
 # -- workload 1: a training loop ----------------------------------------------------------------

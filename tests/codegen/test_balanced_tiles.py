@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import chipsim as cs
-from chipsim.codegen.lower import plan_kernel
+from chipsim.codegen.planning import plan_kernel
 from chipsim.ir import GraphBuilder, f32
 from chipsim.workloads.eager import run_eager
 

@@ -10,7 +10,7 @@ from chipsim.codegen import KernelSpec, Location, lower, plan_kernel
 from chipsim.compiler import compile as compile_graph
 from chipsim.errors import PlanError, SimulationError
 from chipsim.hw import Instr, Operand, Simulator, get_chip
-from chipsim.hw.chip import SRAM
+from chipsim.hw.parts import SRAM
 from chipsim.ir import GraphBuilder, f32, interpret
 from chipsim.workloads.overfusion import overfusion_demo
 

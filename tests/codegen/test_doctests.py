@@ -7,11 +7,13 @@ import importlib
 import pytest
 
 MODULES = [
+    "chipsim.codegen.block_sizes",
     "chipsim.codegen.blocked",
     "chipsim.codegen.contraction",
     "chipsim.codegen.dma",
     "chipsim.codegen.kernel",
     "chipsim.codegen.lower",
+    "chipsim.codegen.planning",
     "chipsim.codegen.streaming",
     "chipsim.codegen.units",
     "chipsim.hw.allocator",
@@ -22,7 +24,9 @@ MODULES = [
     "chipsim.runtime.program",
     "chipsim.runtime.report",
     "chipsim.workloads.eager",
+    "chipsim.workloads.footprint",
     "chipsim.workloads.memory",
+    "chipsim.workloads.mlp",
     "chipsim.workloads.overfusion",
 ]
 

@@ -12,7 +12,7 @@ import numpy as np
 
 import chipsim as cs
 from chipsim.ir import Graph, GraphBuilder, f16, f32
-from chipsim.passes.fusion import random_graph
+from chipsim.testing.graphs import random_graph
 
 RANDOM_SEEDS = tuple(range(12))
 

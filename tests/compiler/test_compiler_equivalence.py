@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chipsim as cs
-from chipsim.passes.fusion import random_graph, random_partition
+from chipsim.testing.graphs import random_graph, random_partition
 from chipsim.workloads.eager import run_eager
 
 

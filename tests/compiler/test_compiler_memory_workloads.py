@@ -5,13 +5,14 @@ import numpy as np
 
 import chipsim as cs
 from chipsim.workloads import memory as wm
+from chipsim.workloads.mlp import mlp_params, mlp_train_step
 
 matplotlib.use("Agg")
 
 
 def test_the_train_step_is_gradient_descent_on_the_squared_error():
     dims = (6, 5, 3)
-    params = wm.mlp_params(dims, seed=1)
+    params = mlp_params(dims, seed=1)
     params[1] = np.linspace(-0.1, 0.1, 5).astype(np.float32)
     rng = np.random.default_rng(2)
     x = rng.normal(size=(4, 6)).astype(np.float32)
@@ -26,11 +27,11 @@ def test_the_train_step_is_gradient_descent_on_the_squared_error():
     dw1, db1 = x.T @ gz, gz.sum(0)
     want = [w1 - 0.01 * dw1, b1 - 0.01 * db1, w2 - 0.01 * dw2, b2 - 0.01 * db2]
     with cs.device("edge-npu"):
-        got = wm.mlp_train_step(cs.tensor(x), cs.tensor(t), *[cs.tensor(p) for p in params])
+        got = mlp_train_step(cs.tensor(x), cs.tensor(t), *[cs.tensor(p) for p in params])
         got = [p.numpy() for p in got]
     for a, b in zip(got, want, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
-    graph = cs.trace(lambda *a: wm.mlp_train_step(a[-2], a[-1], *a[:-2]), *params, x, t)
+    graph = cs.trace(lambda *a: mlp_train_step(a[-2], a[-1], *a[:-2]), *params, x, t)
     for a, b in zip(cs.compile(graph)(*params, x, t), want, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 

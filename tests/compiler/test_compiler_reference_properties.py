@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 import chipsim as cs
 from chipsim.codegen.feasibility import kernel_fits
 from chipsim.compiler import reference_fusion
-from chipsim.passes.fusion import no_fusion, random_graph, rule_fusion, validate_partition
-from chipsim.passes.fusion.generate import REALISTIC_DIMS
+from chipsim.passes.fusion import no_fusion, rule_fusion, validate_partition
+from chipsim.testing.graphs import REALISTIC_DIMS, random_graph
 
 EDGE = cs.chip("edge-npu")
 

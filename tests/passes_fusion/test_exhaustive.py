@@ -11,10 +11,10 @@ from chipsim.ir import GraphBuilder, f32
 from chipsim.passes.fusion import (
     all_partitions,
     count_partitions,
-    random_graph,
     rule_fusion,
     validate_partition,
 )
+from chipsim.testing.graphs import random_graph
 
 from . import graphs as G
 

@@ -10,14 +10,13 @@ from chipsim.passes.fusion import (
     Partition,
     autotune,
     no_fusion,
-    random_graph,
     rule_fusion,
     validate_partition,
     working_set_bytes,
 )
-from chipsim.passes.fusion.generate import REALISTIC_DIMS
 from chipsim.passes.fusion.reference import fuse_elementwise_chains
 from chipsim.passes.fusion.rules import COST, can_fuse, group_pattern
+from chipsim.testing.graphs import REALISTIC_DIMS, random_graph
 
 seeds = st.integers(min_value=0, max_value=2**32 - 1)
 

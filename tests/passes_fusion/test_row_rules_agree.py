@@ -12,13 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chipsim.codegen.kernel import KernelSpec, Location
-from chipsim.codegen.lower import plan_kernel
+from chipsim.codegen.planning import plan_kernel
 from chipsim.hw import get_chip
 from chipsim.ir import GraphBuilder, f32
 from chipsim.ir.graph import Graph
-from chipsim.passes.fusion import random_graph, random_partition
 from chipsim.passes.fusion.cost import estimate_kernel
 from chipsim.passes.fusion.partition import group_outputs
+from chipsim.testing.graphs import random_graph, random_partition
 
 CHIP = get_chip("edge-npu")
 

@@ -1,4 +1,4 @@
-"""Random small graphs (seeded) for fusion tests and benchmarks.
+"""Random small graphs and random valid partitions (seeded) for fusion tests and benchmarks.
 
 ``random_graph(seed)`` builds a valid graph of 1..12 ops over 2-D tensors, mixing matmuls
 (with weights or with another activation), elementwise and broadcast ops, reductions with
