@@ -40,7 +40,7 @@ from chipsim.codegen.streaming import stand_in, worth_streaming
 from chipsim.errors import ChipsimError
 from chipsim.hw.chip import Chip
 from chipsim.hw.simulator import Simulator
-from chipsim.ir.graph import Graph, Value
+from chipsim.ir.graph import Graph
 from chipsim.passes.placement import arena_budget, place_group
 
 Group = Sequence[int]
@@ -65,36 +65,12 @@ def stand_in_spec(graph: Graph, chip: Chip, group: Group, *, on_chip: bool) -> K
     )
 
 
-def spec_key(spec: KernelSpec) -> Hashable:
-    """What the code generator sees of ``spec``, with its values named by position: two
-    specs with equal keys lower to the same instructions (up to value names), so they take
-    the same cycles. The layers of a model repeat: their kernels share a key.
-
-    Every value is named by where it first appears (``("in", i)``: the i-th input,
-    ``("node", j)``: the j-th node's output); a located value that is neither keeps its
-    identity, so such a spec matches no other.
-    """
-    names: dict[Value, Hashable] = {v: ("in", i) for i, v in enumerate(spec.inputs)}
-    nodes = []
-    for j, n in enumerate(spec.nodes):
-        nodes.append((n.op, n.attrs, n.type, tuple(names.get(v, v) for v in n.inputs)))
-        names.setdefault(n.output, ("node", j))
-    located = tuple((names.get(v, v), where) for v, where in spec.location.items())
-    return (
-        spec.name,
-        tuple(v.type for v in spec.inputs),
-        tuple(nodes),
-        tuple(names.get(v, v) for v in spec.outputs),
-        located,
-        spec.sram_window,
-        spec.scratch,
-    )
-
-
 def kernel_fits(graph: Graph, chip: Chip) -> Callable[[Group], bool]:
     """The capacity rule: ``fits(group)`` is True when the code generator runs the group
     (node indices) as one kernel without spilling its tiles to DRAM. Memoised per group
-    and, across groups, per :func:`spec_key` (a model's repeated layers are planned once)."""
+    and, across groups, per :meth:`KernelSpec.signature
+    <chipsim.codegen.kernel.KernelSpec.signature>` (a model's repeated layers are planned
+    once)."""
     memo: dict[tuple[int, ...], bool] = {}
     by_key: dict[Hashable, bool] = {}
 
@@ -102,7 +78,7 @@ def kernel_fits(graph: Graph, chip: Chip) -> Callable[[Group], bool]:
         key = tuple(sorted(group))
         if key not in memo:
             spec = stand_in_spec(graph, chip, key, on_chip=False)
-            same = spec_key(spec)
+            same = spec.signature()
             if same not in by_key:
                 by_key[same] = plan_kernel(spec, chip).mode != "spill"
             memo[key] = by_key[same]
@@ -122,8 +98,9 @@ def kernel_timer(graph: Graph, chip: Chip) -> Callable[[Group], int | None]:
     layout cannot run gives ``None`` (the search then falls back to its estimate).
 
     Measuring is most of the fusion search's time, so the measurements are also memoised per
-    :func:`spec_key`: a kernel of layer 7 that looks to the code generator exactly like one
-    of layer 1 (same ops, shapes, stand-in layout) is not lowered and simulated again.
+    :meth:`KernelSpec.signature <chipsim.codegen.kernel.KernelSpec.signature>`: a kernel of
+    layer 7 that looks to the code generator exactly like one of layer 1 (same ops, shapes,
+    stand-in layout) is not lowered and simulated again.
     """
     launch = chip.launch.graph_cycles
     memo: dict[tuple[int, ...], int | None] = {}
@@ -141,7 +118,7 @@ def kernel_timer(graph: Graph, chip: Chip) -> Callable[[Group], int | None]:
         key = tuple(sorted(group))
         if key not in memo:
             spec = stand_in_spec(graph, chip, key, on_chip=True)
-            same = spec_key(spec)
+            same = spec.signature()
             if same not in by_key:
                 by_key[same] = measure(spec)
             memo[key] = by_key[same]
