@@ -219,6 +219,7 @@ class _Emitter:
         self.buffered = set(buffered_results(bk, kernel))
         self.operands = [v for v in self.loaded if v in bk.contraction.inputs]
         self.epilogue_inputs = [v for v in self.loaded if v not in bk.contraction.inputs]
+        self.made: dict[tuple, Instr] = {}  # contraction instructions by tile shapes
 
     def view(self, v: Value, tile: Tile, t: int) -> Operand:
         """Where ``v``'s slice for ``tile`` is: a result buffer or the tensor itself."""
@@ -283,7 +284,21 @@ class _Emitter:
         label = f"{head.op} tile {step.t}" + (
             "" if step.first and step.last else f" k{step.tile['k'][0]}"
         )
-        return contraction_instr(self.bk, srcs, dst, not step.first, self.chip, self.k.name, label)
+        # Tiles of the same shapes differ only in their operands and label: the instruction
+        # (unit, work, FLOPs, semantics) is made once per shape and copied for the others.
+        key = (tuple(s.shape for s in srcs), dst.shape, step.first)
+        made = self.made.get(key)
+        if made is None:
+            made = contraction_instr(
+                self.bk, srcs, dst, not step.first, self.chip, self.k.name, label
+            )
+            self.made[key] = made
+            return made
+        ins = srcs if step.first else (*srcs, dst)
+        return Instr(
+            made.opcode, made.unit, ins, (dst,), made.work, made.hw_ops, made.flops, made.fn,
+            made.kernel, label,
+        )  # fmt: skip
 
     def finish(self, step: Step, loaded: dict[Value, Operand]) -> list[Instr]:
         """The epilogue on the finished output tile, then the stores of the outputs."""
