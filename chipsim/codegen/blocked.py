@@ -237,6 +237,8 @@ class _Emitter:
         last: dict[Value, tuple] = {}
         count = dict.fromkeys(self.loaded, -1)
         current: dict[Value, Operand] = {}
+        # a slice is loaded again on later rounds of the loop nest: its DRAM view is made once
+        slices: dict[tuple[Value, tuple], Operand] = {}
         loads, views = [], []
         for step in plan:
             mine = []
@@ -246,8 +248,13 @@ class _Emitter:
                     continue  # the same tile as last time: reuse it
                 last[v], count[v] = key, count[v] + 1
                 offs = self.offsets[v]
-                loc = self.k.location[v]
-                src = tile_view(v, self.bk.maps[v], step.tile, "dram", loc.offset, self.names[v])
+                src = slices.get((v, key))
+                if src is None:
+                    loc = self.k.location[v]
+                    src = tile_view(
+                        v, self.bk.maps[v], step.tile, "dram", loc.offset, self.names[v]
+                    )
+                    slices[(v, key)] = src
                 dst = Operand(
                     "sram", offs[count[v] % len(offs)], src.shape, src.dtype, None, src.name
                 )
