@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from dataclasses import replace
 
 from chipsim.codegen.blocked import (
@@ -114,6 +114,15 @@ def _candidate_blocks(bk: BlockedKernel, chip: Chip, smallest: int) -> Iterator[
         yield [Blocks(r, c, k, 2) for k in inner]
 
 
+# A memo of choose_blocks, a pure function of what its key holds. A model's repeated layers
+# give blocked kernels that differ only in their addresses and names, which the choice never
+# reads, and each kernel is planned several times (fits, scratch, lowering): without the memo
+# the search below is most of the code generator's time on GPT-2 small. Bounded; a hit
+# returns exactly what the search would.
+_CHOSEN: dict[Hashable, Blocks | None] = {}
+_CHOSEN_LIMIT = 4096
+
+
 def choose_blocks(
     bk: BlockedKernel, kernel: KernelSpec, chip: Chip, window: tuple[int, int], double_buffer: bool
 ) -> Blocks | None:
@@ -128,8 +137,21 @@ def choose_blocks(
     4. among the candidates within ``NEAR_BEST`` of the fastest estimate, the one with the
        fewest steps (fewer, larger instructions), then the larger tiles.
 
-    None when not even the smallest tiles fit.
+    None when not even the smallest tiles fit. ``bk`` is ``kernel``'s blocked form
+    (:func:`~chipsim.codegen.contraction.match_blocked`).
     """
+    key = (kernel.signature(levels_only=True), chip, window, double_buffer)
+    if key not in _CHOSEN:
+        if len(_CHOSEN) >= _CHOSEN_LIMIT:
+            _CHOSEN.clear()
+        _CHOSEN[key] = search_blocks(bk, kernel, chip, window, double_buffer)
+    return _CHOSEN[key]
+
+
+def search_blocks(
+    bk: BlockedKernel, kernel: KernelSpec, chip: Chip, window: tuple[int, int], double_buffer: bool
+) -> Blocks | None:
+    """:func:`choose_blocks` without its memo: try every candidate."""
     lo, hi = window
     for buffers in (2, 1) if double_buffer else (1,):
         for smallest in (MIN_BLOCK, 1):

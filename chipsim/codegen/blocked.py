@@ -219,6 +219,7 @@ class _Emitter:
         self.buffered = set(buffered_results(bk, kernel))
         self.operands = [v for v in self.loaded if v in bk.contraction.inputs]
         self.epilogue_inputs = [v for v in self.loaded if v not in bk.contraction.inputs]
+        self.made: dict[tuple, Instr] = {}  # contraction instructions by tile shapes
 
     def view(self, v: Value, tile: Tile, t: int) -> Operand:
         """Where ``v``'s slice for ``tile`` is: a result buffer or the tensor itself."""
@@ -236,6 +237,8 @@ class _Emitter:
         last: dict[Value, tuple] = {}
         count = dict.fromkeys(self.loaded, -1)
         current: dict[Value, Operand] = {}
+        # a slice is loaded again on later rounds of the loop nest: its DRAM view is made once
+        slices: dict[tuple[Value, tuple], Operand] = {}
         loads, views = [], []
         for step in plan:
             mine = []
@@ -245,8 +248,13 @@ class _Emitter:
                     continue  # the same tile as last time: reuse it
                 last[v], count[v] = key, count[v] + 1
                 offs = self.offsets[v]
-                loc = self.k.location[v]
-                src = tile_view(v, self.bk.maps[v], step.tile, "dram", loc.offset, self.names[v])
+                src = slices.get((v, key))
+                if src is None:
+                    loc = self.k.location[v]
+                    src = tile_view(
+                        v, self.bk.maps[v], step.tile, "dram", loc.offset, self.names[v]
+                    )
+                    slices[(v, key)] = src
                 dst = Operand(
                     "sram", offs[count[v] % len(offs)], src.shape, src.dtype, None, src.name
                 )
@@ -283,7 +291,21 @@ class _Emitter:
         label = f"{head.op} tile {step.t}" + (
             "" if step.first and step.last else f" k{step.tile['k'][0]}"
         )
-        return contraction_instr(self.bk, srcs, dst, not step.first, self.chip, self.k.name, label)
+        # Tiles of the same shapes differ only in their operands and label: the instruction
+        # (unit, work, FLOPs, semantics) is made once per shape and copied for the others.
+        key = (tuple(s.shape for s in srcs), dst.shape, step.first)
+        made = self.made.get(key)
+        if made is None:
+            made = contraction_instr(
+                self.bk, srcs, dst, not step.first, self.chip, self.k.name, label
+            )
+            self.made[key] = made
+            return made
+        ins = srcs if step.first else (*srcs, dst)
+        return Instr(
+            made.opcode, made.unit, ins, (dst,), made.work, made.hw_ops, made.flops, made.fn,
+            made.kernel, label,
+        )  # fmt: skip
 
     def finish(self, step: Step, loaded: dict[Value, Operand]) -> list[Instr]:
         """The epilogue on the finished output tile, then the stores of the outputs."""

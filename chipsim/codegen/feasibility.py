@@ -31,7 +31,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 
 from chipsim.codegen.kernel import KernelSpec, Location
 from chipsim.codegen.lower import lower
@@ -67,14 +67,21 @@ def stand_in_spec(graph: Graph, chip: Chip, group: Group, *, on_chip: bool) -> K
 
 def kernel_fits(graph: Graph, chip: Chip) -> Callable[[Group], bool]:
     """The capacity rule: ``fits(group)`` is True when the code generator runs the group
-    (node indices) as one kernel without spilling its tiles to DRAM. Memoised per group."""
+    (node indices) as one kernel without spilling its tiles to DRAM. Memoised per group
+    and, across groups, per :meth:`KernelSpec.signature
+    <chipsim.codegen.kernel.KernelSpec.signature>` (a model's repeated layers are planned
+    once)."""
     memo: dict[tuple[int, ...], bool] = {}
+    by_key: dict[Hashable, bool] = {}
 
     def fits(group: Group) -> bool:
         key = tuple(sorted(group))
         if key not in memo:
             spec = stand_in_spec(graph, chip, key, on_chip=False)
-            memo[key] = plan_kernel(spec, chip).mode != "spill"
+            same = spec.signature()
+            if same not in by_key:
+                by_key[same] = plan_kernel(spec, chip).mode != "spill"
+            memo[key] = by_key[same]
         return memo[key]
 
     return fits
@@ -89,21 +96,32 @@ def kernel_timer(graph: Graph, chip: Chip) -> Callable[[Group], int | None]:
     queues the next launch while a kernel runs, so a kernel costs the program about
     ``max(launch, body)``: that is what is returned. Memoised per group; a group the stand-in
     layout cannot run gives ``None`` (the search then falls back to its estimate).
+
+    Measuring is most of the fusion search's time, so the measurements are also memoised per
+    :meth:`KernelSpec.signature <chipsim.codegen.kernel.KernelSpec.signature>`: a kernel of
+    layer 7 that looks to the code generator exactly like one of layer 1 (same ops, shapes,
+    stand-in layout) is not lowered and simulated again.
     """
     launch = chip.launch.graph_cycles
     memo: dict[tuple[int, ...], int | None] = {}
+    by_key: dict[Hashable, int | None] = {}
+
+    def measure(spec: KernelSpec) -> int | None:
+        sim = Simulator(chip, functional=False)
+        try:
+            sim.run(lower(spec, chip, launch="graph"))
+        except ChipsimError:
+            return None  # e.g. its spill scratch does not fit the stand-in layout
+        return max(sim.cycles - launch, launch)
 
     def cycles(group: Group) -> int | None:
         key = tuple(sorted(group))
         if key not in memo:
             spec = stand_in_spec(graph, chip, key, on_chip=True)
-            sim = Simulator(chip, functional=False)
-            try:
-                sim.run(lower(spec, chip, launch="graph"))
-            except ChipsimError:
-                memo[key] = None  # e.g. its spill scratch does not fit the stand-in layout
-            else:
-                memo[key] = max(sim.cycles - launch, launch)
+            same = spec.signature()
+            if same not in by_key:
+                by_key[same] = measure(spec)
+            memo[key] = by_key[same]
         return memo[key]
 
     return cycles

@@ -15,7 +15,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from chipsim.errors import PlanError
@@ -92,3 +92,34 @@ class KernelSpec:
         group = sorted(group)
         nodes = [graph.nodes[i] for i in group]
         return KernelSpec.of(nodes, group_outputs(graph, group), location)
+
+    def signature(self, *, levels_only: bool = False) -> Hashable:
+        """What the code generator sees of this kernel, with its values named by position:
+        two kernels with equal signatures lower to the same instructions (up to value names),
+        so they take the same cycles. A model's repeated layers give equal signatures, which
+        is what lets the fusion search and the code generator memoise their work.
+
+        Every value is named by where it first appears (``("in", i)``: the i-th input,
+        ``("node", j)``: the j-th node's output); a located value that is neither keeps its
+        identity, so such a kernel matches no other. With ``levels_only``, only each located
+        value's memory level is kept, and the name, SRAM window and scratch are left out:
+        what choosing the tile sizes of a blocked kernel reads.
+        """
+        names: dict[Value, Hashable] = {v: ("in", i) for i, v in enumerate(self.inputs)}
+        nodes = []
+        for j, n in enumerate(self.nodes):
+            nodes.append((n.op, n.attrs, n.type, tuple(names.get(v, v) for v in n.inputs)))
+            names.setdefault(n.output, ("node", j))
+        located = tuple(
+            (names.get(v, v), where.level if levels_only else where)
+            for v, where in self.location.items()
+        )
+        structure = (
+            tuple(v.type for v in self.inputs),
+            tuple(nodes),
+            tuple(names.get(v, v) for v in self.outputs),
+            located,
+        )
+        if levels_only:
+            return structure
+        return (self.name, *structure, self.sram_window, self.scratch)

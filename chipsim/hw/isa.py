@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from chipsim.errors import SimulationError
@@ -85,6 +85,23 @@ class Operand:
     dtype: str
     strides: tuple[int, ...] | None = None
     name: str = ""
+    # Computed once here: the simulator, the cost formulas and the report ask for them
+    # several times per instruction (most of a timing-only run's time was spent on them).
+    nbytes: int = field(init=False, repr=False, compare=False)
+    _end: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        numel = math.prod(self.shape)
+        itemsize = STORAGE[self.dtype][1]
+        if numel == 0:
+            end = self.offset
+        elif self.strides is None:
+            end = self.offset + numel * itemsize
+        else:
+            last = sum((d - 1) * s for d, s in zip(self.shape, self.strides, strict=False))
+            end = self.offset + (last + 1) * itemsize
+        object.__setattr__(self, "nbytes", numel * itemsize)  # elements x element size
+        object.__setattr__(self, "_end", end)
 
     @property
     def itemsize(self) -> int:
@@ -94,19 +111,9 @@ class Operand:
     def numel(self) -> int:
         return math.prod(self.shape)
 
-    @property
-    def nbytes(self) -> int:
-        """Bytes this operand covers (elements x element size)."""
-        return self.numel * self.itemsize
-
     def byte_range(self) -> tuple[int, int]:
         """The lowest byte and one past the highest byte this operand touches."""
-        if self.numel == 0:
-            return self.offset, self.offset
-        if self.strides is None:
-            return self.offset, self.offset + self.nbytes
-        last = sum((d - 1) * s for d, s in zip(self.shape, self.strides, strict=False))
-        return self.offset, self.offset + (last + 1) * self.itemsize
+        return self.offset, self._end
 
     def with_shape(self, shape: tuple[int, ...]) -> Operand:
         return Operand(self.level, self.offset, tuple(shape), self.dtype, None, self.name)

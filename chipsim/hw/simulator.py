@@ -123,6 +123,7 @@ class Simulator:
         self._floor = 0  # the next kernel starts after its launch and all earlier work
         self._end = 0
         self._cost_cache: dict[int, int] = {}
+        self._capacity = {level: m.capacity for level, m in self.memory.items()}
 
     @property
     def cycles(self) -> int:
@@ -159,14 +160,19 @@ class Simulator:
             )
         written, read = self._written, self._read
         start = self._unit_free[unit] if unit == "host" else max(self._unit_free[unit], self._floor)
+        capacity = self._capacity
         src_ranges = []
         for op in instr.srcs:
-            lo, hi = self._bounds(op, instr)
+            lo, hi = op.byte_range()
+            if lo < 0 or hi > capacity.get(op.level, -1):
+                lo, hi = self._bounds(op, instr)  # raises, saying what is wrong
             src_ranges.append((op.level, lo, hi))
             start = max(start, written[op.level].max(lo, hi))
         dst_ranges = []
         for op in instr.dsts:
-            lo, hi = self._bounds(op, instr)
+            lo, hi = op.byte_range()
+            if lo < 0 or hi > capacity.get(op.level, -1):
+                lo, hi = self._bounds(op, instr)
             dst_ranges.append((op.level, lo, hi))
             start = max(start, written[op.level].max(lo, hi), read[op.level].max(lo, hi))
         if instr.opcode == "sync":

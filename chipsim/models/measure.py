@@ -19,6 +19,7 @@ from chipsim.errors import OutOfMemoryError
 from chipsim.hw.chip import Chip, get_chip
 from chipsim.ir.graph import Graph
 from chipsim.passes.fold_batchnorm import fold_batchnorm
+from chipsim.passes.simplify import simplify
 
 BIG_DRAM = 4 * 2**30  # enough for every model here in f32
 
@@ -87,6 +88,10 @@ def measure(graph: Graph, chip: str | Chip, *, eager: bool = True, top: int = 3)
 
     target, raised = get_chip(chip), False
     inference = fold_batchnorm(graph)
+    # weights that cannot fit even before any activation: compiling would end out of memory
+    weights = sum(n.type.nbytes for n in simplify(inference).nodes if n.op == "constant")
+    if weights > target.dram.capacity_bytes + target.registers.capacity_bytes:
+        target, raised = with_dram(target, BIG_DRAM), True
     try:
         program, report, compile_s, simulate_s = _compiled(inference, target)
     except OutOfMemoryError:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from chipsim.ir.graph import Attrs, ConstData, Graph, Node, Value
 from chipsim.ir.ops import execute
+from chipsim.ir.types import TensorType
 from chipsim.passes.pipeline import Pipeline
 
 # Folding a constant bigger than this would bloat the graph (think of `broadcast_to` a weight).
@@ -36,10 +37,22 @@ def dce(graph: Graph) -> Graph:
 def cse(graph: Graph) -> Graph:
     """Common-subexpression elimination: compute each (op, inputs, attrs) only once."""
     seen: dict[tuple, Value] = {}
+    constants: dict[TensorType, list[tuple[Attrs, Value]]] = {}
     mapping: dict[Value, Value] = {}
     nodes: list[Node] = []
     for node in graph.nodes:
         node = _remap(node, mapping)
+        if node.op == "constant":
+            # Hashing a model's weights (hundreds of MiB) would cost more than compiling it:
+            # compare a constant's bytes only with the constants of its type.
+            bucket = constants.setdefault(node.type, [])
+            same = next((v for attrs, v in bucket if attrs == node.attrs), None)
+            if same is not None:
+                mapping[node.output] = same
+                continue
+            bucket.append((node.attrs, node.output))
+            nodes.append(node)
+            continue
         key = (node.op, tuple(id(v) for v in node.inputs), node.attrs, node.type)
         if key in seen:
             mapping[node.output] = seen[key]

@@ -154,3 +154,29 @@ def test_overfusion_is_slower_than_the_best_split():
 def test_location_level_is_checked():
     with pytest.raises(PlanError, match="level"):
         Location("hbm", 0)
+
+
+def test_the_memo_of_block_sizes_returns_what_the_search_does(monkeypatch):
+    """``choose_blocks`` is memoised per kernel signature without addresses: the layers of
+    this chain that repeat (same shapes, other addresses) share a choice, the others (other
+    widths) must each get what the search finds for them alone."""
+    from chipsim.codegen import block_sizes
+    from chipsim.codegen.contraction import match_blocked
+
+    rng = np.random.default_rng(0)
+    b = GraphBuilder()
+    h = b.input((256, 512), f32)
+    for cols in (512, 512, 1024, 256, 256):  # weights of 1 and 2 MiB: more than SRAM
+        w = b.const(rng.standard_normal((h.shape[1], cols)).astype(np.float32))
+        h = b.op("relu", b.op("matmul", h, w))
+    program = compile_graph(b.build(h), chip="edge-npu")
+    blocked = [(k, match_blocked(k)) for k in program.kernels]
+    blocked = [(k, bk) for k, bk in blocked if bk is not None]
+    assert len(blocked) == 5
+    chip = program.chip
+    monkeypatch.setattr(block_sizes, "_CHOSEN", {})  # start empty
+    for k, bk in blocked:
+        window = k.sram_window
+        chosen = block_sizes.choose_blocks(bk, k, chip, window, True)
+        assert chosen == block_sizes.search_blocks(bk, k, chip, window, True)
+    assert len(block_sizes._CHOSEN) < len(blocked)

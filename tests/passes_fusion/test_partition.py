@@ -158,3 +158,34 @@ def test_no_fusion_is_one_op_per_group() -> None:
     g = G.linear_relu()
     assert no_fusion(g).groups == ((1,), (3,), (4,))
     assert str(no_fusion(g)) == "matmul: %2\nadd: %4\nrelu: %5"
+
+
+def test_the_local_convexity_walk_agrees_with_the_definition() -> None:
+    """``is_convex`` walks only near the group; the definition looks at the whole DAG: some
+    node that a member reaches and that reaches a member, outside the group."""
+    import itertools
+    import random
+
+    import networkx as nx
+
+    from chipsim.passes.fusion.partition import is_convex
+
+    def by_definition(dag, group):
+        members = set(group)
+        out = set().union(*(nx.descendants(dag, i) for i in group)) - members
+        return not any(nx.has_path(dag, o, i) for o in out for i in group)
+
+    rng = random.Random(0)
+    for _ in range(30):
+        n = 9
+        dag = nx.DiGraph()
+        dag.add_nodes_from(range(n))
+        dag.add_edges_from(
+            (a, b) for a, b in itertools.combinations(range(n), 2) if rng.random() < 0.3
+        )
+        for size in (1, 2, 3, 4):
+            for group in itertools.combinations(range(n), size):
+                assert is_convex(dag, group) == by_definition(dag, group), (
+                    sorted(dag.edges),
+                    group,
+                )

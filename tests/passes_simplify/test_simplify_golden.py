@@ -74,6 +74,19 @@ def test_cse_keeps_constants_of_different_dtype_apart():
     assert len(g.nodes) == 2 and g.outputs[0] is g.outputs[2]
 
 
+def test_cse_merges_constants_by_value_only():
+    """Constants are compared by their bytes within their type (not hashed): equal weights
+    merge, weights of the same type with other values or other shapes stay apart."""
+    b = cs.GraphBuilder()
+    w = np.arange(6, dtype=np.float32).reshape(2, 3)
+    same, other = b.const(w), b.const(w + 1)
+    again, flat = b.const(w.copy()), b.const(w.reshape(6))
+    g = cse(b.build(same, other, again, flat))
+    out = g.outputs
+    assert len(g.nodes) == 3 and out[0] is out[2]
+    assert len({id(out[0]), id(out[1]), id(out[3])}) == 3
+
+
 def test_fold_constants_golden():
     b = cs.GraphBuilder()
     x = b.input((2,))

@@ -232,8 +232,32 @@ def node_dag(graph: Graph) -> nx.DiGraph:
     return dag
 
 
+def is_convex(dag: nx.DiGraph, group: Sequence[int]) -> bool:
+    """Whether no path leaves ``group`` (node indices of ``dag``, e.g. :func:`node_dag`) and
+    comes back in.
+
+    A walk from the nodes just outside the group, forward along the edges: the group is
+    convex unless it reaches a member. Edges run from lower to higher indices (graph order
+    is topological), so nodes after the group's last member cannot lead back and are not
+    visited: the walk stays local to the group, whatever the size of the graph.
+    """
+    members, last = set(group), max(group)
+    todo = [s for i in group for s in dag.successors(i) if s not in members and s < last]
+    seen = set(todo)
+    while todo:
+        for s in dag.successors(todo.pop()):
+            if s in members:
+                return False
+            if s < last and s not in seen:
+                seen.add(s)
+                todo.append(s)
+    return True
+
+
 def _check_convex(graph: Graph, dag: nx.DiGraph, g: int, group: tuple[int, ...], node) -> None:
-    members = set(group)
+    if is_convex(dag, group):
+        return
+    members = set(group)  # not convex: find the path that leaves and comes back, to name it
     reach_out = set().union(*(nx.descendants(dag, i) for i in group)) - members
     reach_in = set().union(*(nx.ancestors(dag, i) for i in group)) - members
     between = sorted(reach_out & reach_in)

@@ -54,7 +54,7 @@ from chipsim.passes.fusion.cost import (
     mixes_rows,
     on_chip_limit,
 )
-from chipsim.passes.fusion.partition import Partition, node_dag
+from chipsim.passes.fusion.partition import Partition, is_convex, node_dag
 from chipsim.passes.fusion.reference import estimate_fits, topological_groups
 from chipsim.passes.fusion.rules import can_fuse, op_pattern
 
@@ -117,7 +117,7 @@ class CostSearch:
                 self.kernel_cost is not None
                 or (_rowwise_heavy(self.graph, group) and self._layer_fusion_fits(group, pats))
             )
-            and _convex(self.dag, group)
+            and is_convex(self.dag, group)
             and (len(group) == 1 or self.fits(group))
         )
 
@@ -234,13 +234,6 @@ def autotune(
         return partition
     search = CostSearch(graph, chip, fits or estimate_fits(graph, chip, None), kernel_cycles)
     return topological_groups(graph, search.improve([tuple(g) for g in partition.groups]))
-
-
-def _convex(dag: nx.DiGraph, group: Group) -> bool:
-    """No path leaves ``group`` and comes back in."""
-    members = set(group)
-    out = set().union(*(nx.descendants(dag, i) for i in group)) - members
-    return not any(nx.has_path(dag, o, i) for o in out for i in group if o < i)
 
 
 def _rowwise_heavy(graph: Graph, group: Group) -> bool:
