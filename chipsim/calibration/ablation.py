@@ -73,4 +73,8 @@ ABLATIONS: dict[str, Callable[[chipsim.Chip], Fields]] = {
     },
     N_("tensor cores at peak (no sustained rate)"): lambda c: {"tensor_core.sustained_pct": 100},
     N_("no per-block row budget (long rows in one pass)"): lambda c: {"sm.row_budget_bytes": 0},
+    N_("no waves (a contraction's blocks spread evenly over the SMs)"): lambda c: {
+        "sm.block_rows": 0,
+        "sm.block_cols": 0,
+    },
 }

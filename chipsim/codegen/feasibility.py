@@ -6,7 +6,9 @@ generator itself, so that no second copy of its rules exists:
 * :func:`kernel_fits` — the **one capacity rule** of fusion: a group fits when the code
   generator plans it without spilling tiles to DRAM (row tiles, or blocks of a contraction
   with its epilogue; see :func:`~chipsim.codegen.planning.plan_kernel`). A matmul whose weight is
-  larger than SRAM still fits: the blocked kernel streams the weight in blocks.
+  larger than SRAM still fits: the blocked kernel streams the weight in blocks. On a chip
+  built of streaming multiprocessors (a GPU: ``chip.sm.count > 0``) a group must also hold
+  no grid-wide dependency (:func:`grid_dependency`).
 * :func:`kernel_timer` — a group lowered and run alone on a timing-only simulator, as an
   autotuner times candidate kernels instead of trusting a formula.
 
@@ -40,7 +42,8 @@ from chipsim.codegen.streaming import stand_in, worth_streaming
 from chipsim.errors import ChipsimError
 from chipsim.hw.chip import Chip
 from chipsim.hw.simulator import Simulator
-from chipsim.ir.graph import Graph
+from chipsim.ir.graph import Graph, Value
+from chipsim.ir.ops import Pattern, get_op
 from chipsim.passes.placement import arena_budget, place_group
 
 Group = Sequence[int]
@@ -65,23 +68,78 @@ def stand_in_spec(graph: Graph, chip: Chip, group: Group, *, on_chip: bool) -> K
     )
 
 
+#: How a value made inside a kernel is cut among the kernel's blocks (see grid_dependency).
+FREE, ROWS, TILES = "free", "rows", "tiles"
+_PER_ELEMENT = (Pattern.ELEMENTWISE, Pattern.BROADCAST, Pattern.INJECTIVE)
+
+
+def grid_dependency(graph: Graph, group: Group) -> tuple[int, int] | None:
+    """The first ``(producer, consumer)`` pair of ``group`` that one GPU kernel cannot hold,
+    or None when the group has none.
+
+    A GPU kernel runs as thread blocks, spread over the SMs, each computing one block of the
+    output; a block cannot wait until *every* other block has finished (that would need a
+    grid-wide barrier). So an op may read a value made inside the kernel only where each block
+    makes the part it needs itself. A value made inside the kernel is
+
+    * ``free`` if made by per-element ops (elementwise, broadcast, injective) from the kernel's
+      inputs: a block computes exactly the elements it needs;
+    * ``rows`` if a reduction made it (or it follows one): blocks hold whole rows;
+    * ``tiles`` if a contraction made it (or its epilogue): blocks hold tiles of rows *and*
+      columns.
+
+    A consumer inside the kernel breaks the rule when it is a contraction (matmul, conv: one
+    block of its output needs whole rows or columns of the operand, made by other blocks), or
+    when it reads a ``rows`` or ``tiles`` value across rows (its op's row rule,
+    :attr:`~chipsim.ir.ops.OpDef.rows`: a transpose, a reduction over rows, a value needed
+    whole), or when a reduction reads a ``tiles`` value (a row spans several column tiles).
+    Elementwise chains, contraction epilogues and row-wise reductions (softmax, layernorm)
+    with their elementwise neighbours pass.
+    """
+    made: dict[Value, int] = {graph.nodes[i].output: i for i in group}
+    kind: dict[Value, str] = {}
+    for c in sorted(group):
+        node = graph.nodes[c]
+        opdef = get_op(node.op)
+        inside = [(j, v) for j, v in enumerate(node.inputs) if v in made]
+        flags = opdef.row_inputs([v.type for v in node.inputs], node.type, node.attrs)
+        for j, v in inside:
+            crosses = kind[v] != FREE and (flags is None or not flags[j])
+            whole_rows = kind[v] == TILES and opdef.pattern == Pattern.REDUCTION
+            if opdef.pattern == Pattern.CONTRACTION or crosses or whole_rows:
+                return made[v], c
+        kinds = {kind[v] for _, v in inside}
+        if opdef.pattern == Pattern.CONTRACTION or TILES in kinds:
+            kind[node.output] = TILES
+        elif opdef.pattern in _PER_ELEMENT and kinds <= {FREE}:
+            kind[node.output] = FREE
+        else:
+            kind[node.output] = ROWS
+    return None
+
+
 def kernel_fits(graph: Graph, chip: Chip) -> Callable[[Group], bool]:
     """The capacity rule: ``fits(group)`` is True when the code generator runs the group
-    (node indices) as one kernel without spilling its tiles to DRAM. Memoised per group
+    (node indices) as one kernel without spilling its tiles to DRAM, and, on a chip of SMs,
+    the group has no grid-wide dependency (:func:`grid_dependency`). Memoised per group
     and, across groups, per :meth:`KernelSpec.signature
     <chipsim.codegen.kernel.KernelSpec.signature>` (a model's repeated layers are planned
     once)."""
     memo: dict[tuple[int, ...], bool] = {}
     by_key: dict[Hashable, bool] = {}
+    gpu = chip.sm.count > 0
 
     def fits(group: Group) -> bool:
         key = tuple(sorted(group))
         if key not in memo:
-            spec = stand_in_spec(graph, chip, key, on_chip=False)
-            same = spec.signature()
-            if same not in by_key:
-                by_key[same] = plan_kernel(spec, chip).mode != "spill"
-            memo[key] = by_key[same]
+            if gpu and grid_dependency(graph, key) is not None:
+                memo[key] = False
+            else:
+                spec = stand_in_spec(graph, chip, key, on_chip=False)
+                same = spec.signature()
+                if same not in by_key:
+                    by_key[same] = plan_kernel(spec, chip).mode != "spill"
+                memo[key] = by_key[same]
         return memo[key]
 
     return fits

@@ -22,9 +22,9 @@ kernel's outputs are computed by the simulated program, never copied from elsewh
 from __future__ import annotations
 
 from chipsim.hw.chip import Chip
-from chipsim.hw.isa import Instr, Operand, mma_ops, simd_ops
+from chipsim.hw.isa import Instr, Operand, mma_ops, simd_ops, wave_share
 from chipsim.ir.graph import Attrs, Node
-from chipsim.ir.ops import execute, get_op
+from chipsim.ir.ops import check_attrs, execute, get_op
 from chipsim.ir.types import TensorType
 
 
@@ -57,12 +57,19 @@ def compute_instrs(
     if opdef.contraction is not None:
         c = opdef.contraction(in_types, out_type, attrs)
         if chip.contraction_unit(in_types[0].dtype.name) == "tensor":  # tensor-core tiles
-            name, unit, work = "mma", "tensor", mma_ops(chip, c.m, c.n, c.k, c.batch)
+            name, unit, ops = "mma", "tensor", mma_ops(chip, c.m, c.n, c.k, c.batch)
         else:  # one multiply-accumulate per output element per k
-            name, unit, work = "mac", "mac", c.batch * c.m * c.n * c.k
+            name, unit, ops = "mac", "mac", c.batch * c.m * c.n * c.k
+        # on a GPU the whole node's output runs in waves of thread blocks over the SMs: this
+        # tile pays its share of the idle SMs in the last wave
+        whole = opdef.contraction(
+            [v.type for v in node.inputs], node.type, check_attrs(opdef, node.attrs)
+        )
+        occupied, useful = wave_share(chip, whole.m, whole.n, whole.batch)
+        work = -(-ops * occupied // useful)
         return [
             Instr(
-                name, unit, srcs, (dst,), work=work, hw_ops=work, flops=work_flops, fn=fn,
+                name, unit, srcs, (dst,), work=work, hw_ops=ops, flops=work_flops, fn=fn,
                 kernel=kernel, label=label,
             )
         ]  # fmt: skip

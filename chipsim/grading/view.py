@@ -89,6 +89,7 @@ TOOLS: dict[str, str] = {
     "chipsim.passes.fusion.capacity:max_tile_rows": "a tool the fusion notebook offers",
     "chipsim.hw.simulator:Simulator.cycles": "the simulator's clock",
     "chipsim.codegen.feasibility:kernel_fits": "the code generator's capacity rule, a tool",
+    "chipsim.codegen.feasibility:grid_dependency": "the GPU rule inside kernel_fits, a tool",
     "chipsim.codegen.feasibility:kernel_timer": "compile's kernel timer, like compile + simulate",
     "chipsim.codegen.feasibility:stand_in_spec": "a kernel's layout for those two measurements",
     "chipsim.codegen.blocked:*": "the code generator's blocked kernels (a big matmul's epilogue)",

@@ -2,7 +2,17 @@
 the caching allocator used by eager mode. It knows nothing of graphs (numpy only)."""
 
 from chipsim.hw.chip import Chip, get_chip, list_chips
-from chipsim.hw.isa import OPCODES, STORAGE, UNITS, Instr, Operand, cost, mma_ops, simd_ops
+from chipsim.hw.isa import (
+    OPCODES,
+    STORAGE,
+    UNITS,
+    Instr,
+    Operand,
+    cost,
+    mma_ops,
+    simd_ops,
+    wave_share,
+)
 from chipsim.hw.memory import Memory
 from chipsim.hw.parts import (
     ALU,
@@ -39,6 +49,7 @@ __all__ = [
     "Operand",
     "cost",
     "mma_ops",
+    "wave_share",
     "simd_ops",
     "Memory",
     "IntervalMap",

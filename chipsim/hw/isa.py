@@ -167,6 +167,36 @@ def mma_ops(chip: Chip, m: int, n: int, k: int, batch: int = 1) -> int:
     return batch * -(-m // tm) * -(-n // tn) * -(-k // tk)
 
 
+def wave_share(chip: Chip, m: int, n: int, batch: int = 1) -> tuple[int, int]:
+    """``(occupied, useful)``: a contraction's output elements as its SMs' time counts them.
+
+    On a chip of SMs with a thread-block tile (``chip.sm``), the ``batch`` (m, n) outputs are
+    cut into blocks of ``block_rows x block_cols``, and the SMs run them ``count`` blocks at a
+    time, in waves. The last wave lasts as long as a full one, however few blocks it has, so
+    the units are occupied for ``waves * count`` blocks while only ``batch * m * n`` outputs
+    are useful: the code generator scales a contraction's work by ``occupied / useful``.
+    A product of fewer blocks than SMs is not charged so: a library cuts it into smaller
+    blocks or splits its sum over k (split-K) until one wave fills the SMs. Elsewhere
+    ``(1, 1)``: no waves.
+
+    Example:
+        >>> from chipsim.hw import get_chip
+        >>> gpu = get_chip("datacenter-gpu")  # 108 SMs, 128 x 128 blocks
+        >>> wave_share(gpu, 128 * 108, 128)  # 108 blocks: one wave, every SM busy
+        (1, 1)
+        >>> wave_share(gpu, 128 * 109, 128)  # one block more: a second wave, 1 SM busy
+        (3538944, 1785856)
+    """
+    sm = chip.sm
+    if not (sm.count and sm.block_rows and sm.block_cols):
+        return 1, 1
+    blocks = batch * -(-m // sm.block_rows) * -(-n // sm.block_cols)
+    if blocks <= sm.count:
+        return 1, 1
+    waves = -(-blocks // sm.count)
+    return waves * sm.count * min(m, sm.block_rows) * min(n, sm.block_cols), batch * m * n
+
+
 def simd_ops(chip: Chip, elements: int, slots: int = 1) -> int:
     """Vector instructions for ``elements`` elements, ``slots`` slots each."""
     return -(-elements // chip.simd.lanes) * slots

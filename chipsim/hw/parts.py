@@ -118,12 +118,16 @@ class SMs:
     A kernel runs as blocks, one SM each; ``shared_bytes`` is one SM's shared memory, the
     on-chip budget of one block. A reduction keeps a row on chip only while the row's f32
     working copy fits ``row_budget_bytes``; a longer row is streamed from DRAM again for each
-    reduction pass (see :func:`chipsim.hw.isa.cost`, opcode ``refetch``).
+    reduction pass (see :func:`chipsim.hw.isa.cost`, opcode ``refetch``). A contraction's
+    output is cut into thread blocks of ``block_rows x block_cols`` elements, run ``count`` at
+    a time in *waves* (:func:`chipsim.hw.isa.wave_share`; 0 leaves waves out).
     """
 
     count: int = 0
     shared_bytes: int = 0
     row_budget_bytes: int = 0
+    block_rows: int = 0
+    block_cols: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -90,3 +90,19 @@ def test_sustained_tensor_rate_is_below_peak_and_scales_the_matmul():
     peak = with_fields(gpu, {"tensor_core.sustained_pct": 100})
     t = [_records(c, chipsim.matmul, (8192, 8192), (8192, 8192)).sim.cycles for c in (gpu, peak)]
     assert t[0] / t[1] == pytest.approx(100 / gpu.tensor_core.sustained_pct, rel=0.03)
+
+
+def test_a_contraction_runs_in_waves_of_blocks_over_the_sms():
+    gpu = chipsim.chip(GPU)
+    bm, bn, sms = gpu.sm.block_rows, gpu.sm.block_cols, gpu.sm.count
+
+    def tensor_cycles(chip, m):
+        recs = _records(chip, chipsim.matmul, (m, 1024), (1024, bn)).sim.records
+        return sum(r.cycles for r in recs if r.instr.unit == "tensor")
+
+    full, one_more = tensor_cycles(gpu, bm * sms), tensor_cycles(gpu, bm * (sms + 1))
+    assert one_more / full == pytest.approx(2.0, rel=0.01)  # one block more: a whole wave more
+    edge = chipsim.chip("edge-npu")  # no SMs: time grows with the work, 109/108
+    assert edge.sm.count == 0
+    ratio = tensor_cycles(edge, bm * (sms + 1)) / tensor_cycles(edge, bm * sms)
+    assert ratio == pytest.approx((sms + 1) / sms, rel=0.01)

@@ -38,3 +38,10 @@ def test_a_reduction_keeps_its_elementwise_epilogue_where_tvm_splits():
     graph = BENCH.reduce_then_elementwise()
     rules = rule_fusion(graph, EDGE, fits=kernel_fits(graph, EDGE))
     assert len(rules) == 1 < len(TVM_GROUPS["reduce_then_elementwise"])
+
+
+@pytest.mark.parametrize("name", ["mlp", "diamond"])
+def test_on_the_gpu_the_reference_fusion_makes_tvms_groups(name):
+    """Issue 13: with the GPU's grid-wide rule, no more mega-kernels than TVM makes."""
+    graph = getattr(BENCH, name)()
+    assert sorted(reference_fusion(graph, "datacenter-gpu").groups) == TVM_GROUPS[name]

@@ -23,9 +23,9 @@ rules agree:
    pattern to join the consumer group's pattern in this round.
 3. **Capacity rule.** The merged group must fit: ``fits(group)``. Compile hands the code
    generator's own rule (:func:`chipsim.codegen.feasibility.kernel_fits`: it plans the
-   kernel without spilling); alone, the pass uses the estimate
-   :func:`~chipsim.passes.fusion.capacity.fits` within the SRAM share kernels get. A single
-   op always forms a group; the code generator then has to stream it.
+   kernel without spilling and, on a GPU, needs no grid-wide barrier); alone, the pass uses
+   the estimate :func:`~chipsim.passes.fusion.capacity.fits` within the SRAM share kernels
+   get. A single op always forms a group; the code generator then has to stream it.
 
 Because each op is in exactly one group, nothing is ever duplicated; and because an op only
 joins a group that holds *all* its users, every group is convex.
