@@ -1,4 +1,6 @@
-"""Lowering: a :class:`KernelSpec` becomes a list of instructions for a chip.
+"""Lowering: a :class:`KernelSpec` becomes a list of instructions for a chip, in two steps:
+planning decides everything, then emission — a pure function of the kernel and its plan —
+writes the instructions down.
 
 The recipe, the same for a single eager op and for a fused group:
 
@@ -14,12 +16,15 @@ The recipe, the same for a single eager op and for a fused group:
    Slower, never a failure; this is what over-fusion costs.
 
 How the tiles are chosen, or whether the kernel is blocked or spilled instead, is planned in
-:mod:`chipsim.codegen.planning`; this module turns that plan into instructions.
+:mod:`chipsim.codegen.planning` (:func:`~chipsim.codegen.planning.plan_lowering`); this
+module's :func:`emit` turns that frozen plan into instructions, deciding nothing itself, and
+:func:`lower` does both: ``lower(k, chip)`` is ``emit(k, chip, plan_lowering(k, chip))``
+(after a launch instruction when asked for one).
 
 Example: a relu over 1 MiB of rows on a chip with 512 KiB of SRAM runs in 9 balanced tiles,
 each tile's load overlapping the previous tile's compute:
 
-    >>> from chipsim.codegen.planning import plan_kernel
+    >>> from chipsim.codegen.planning import plan_kernel, plan_lowering
     >>> from chipsim.ir import GraphBuilder, f32
     >>> from chipsim.hw import get_chip
     >>> b = GraphBuilder()
@@ -30,6 +35,9 @@ each tile's load overlapping the previous tile's compute:
     ('tiled', 9, 456, 2)
     >>> [i.opcode for i in lower(k, get_chip("edge-npu"))][:6]
     ['load', 'load', 'vec', 'store', 'load', 'vec']
+    >>> chip = get_chip("edge-npu")
+    >>> [i.opcode for i in emit(k, chip, plan_lowering(k, chip))][:6]
+    ['load', 'load', 'vec', 'store', 'load', 'vec']
 """
 
 from __future__ import annotations
@@ -37,7 +45,7 @@ from __future__ import annotations
 from chipsim.codegen.blocked import emit_blocked
 from chipsim.codegen.dma import dma
 from chipsim.codegen.kernel import KernelSpec, Location
-from chipsim.codegen.planning import Home, KernelPlan, _Planner
+from chipsim.codegen.planning import LoweringPlan, plan_lowering
 from chipsim.codegen.units import compute_instrs, immediate_instr
 from chipsim.errors import PlanError
 from chipsim.hw.chip import Chip
@@ -46,33 +54,47 @@ from chipsim.ir.graph import Value
 from chipsim.ir.ops import check_attrs, get_op
 
 
-class _Lowering(_Planner):
-    """The state of lowering one kernel: its plan (:class:`_Planner`), then its instructions
-    (one object per call; not part of the public API)."""
+def emit(kernel: KernelSpec, chip: Chip, plan: LoweringPlan) -> list[Instr]:
+    """The instructions that run ``kernel`` on ``chip`` as ``plan`` says.
 
-    # -- emission ----------------------------------------------------------------------------
-    def emit(self, plan: KernelPlan, homes: dict[Value, Home]) -> list[Instr]:
-        if plan.mode == "blocked":
-            bk, blocks = self.blocked
-            return emit_blocked(self.k, self.chip, bk, blocks, self.names, self._window()[0])
-        self.plan_, self.homes = plan, homes
+    A pure function: it reads only its arguments and decides nothing (the plan has every
+    choice), so the same plan always gives the same instructions.
+    """
+    if plan.kernel_plan.mode == "blocked":
+        if plan.blocked is None:
+            raise PlanError(f"kernel {kernel.name!r}: a blocked plan without its blocks")
+        bk, blocks = plan.blocked
+        return emit_blocked(kernel, chip, bk, blocks, dict(plan.names), plan.sram_lo)
+    return _Emitter(kernel, chip, plan).emit()
+
+
+class _Emitter:
+    """Emission of one row-tiled or spilled kernel: a reader of its three arguments, kept
+    together so that the helpers below need not pass them around (not part of the public
+    API)."""
+
+    def __init__(self, kernel: KernelSpec, chip: Chip, plan: LoweringPlan) -> None:
+        self.k, self.chip, self.plan, self.homes = kernel, chip, plan, plan.homes
+
+    def emit(self) -> list[Instr]:
+        k, tiling, homes = self.k, self.plan.kernel_plan, self.homes
         prog: list[Instr] = []
-        for n in self.immediates:
-            prog.append(immediate_instr(n, self._view(n.output, 0, False), self.chip, self.k.name))
-        for v in self.external:  # whole inputs: loaded once
+        for n in self.plan.immediates:
+            prog.append(immediate_instr(n, self._view(n.output, 0, False), self.chip, k.name))
+        for v in self.plan.external:  # whole inputs: loaded once
             if (
                 homes[v].level == "sram"
                 and homes[v].kind == "whole"
-                and self.k.location[v].level == "dram"
+                and k.location[v].level == "dram"
             ):
                 prog.append(self._dma("load", self._dram(v, 0, False), self._view(v, 0, False)))
-        stream_in = [v for v in self.external if homes[v].kind == "stream"]
-        stream_out = [v for v in self.k.outputs if homes[v].kind == "stream"]
+        stream_in = [v for v in self.plan.external if homes[v].kind == "stream"]
+        stream_out = [v for v in k.outputs if homes[v].kind == "stream"]
         # with two buffers, load tile t+1 before computing tile t (prefetch); with one
         # buffer, tile t+1 must wait until tile t is done with it
-        ahead = 1 if plan.buffers > 1 else 0
-        for t in range(-ahead, plan.tiles):
-            if t + ahead < plan.tiles:
+        ahead = 1 if tiling.buffers > 1 else 0
+        for t in range(-ahead, tiling.tiles):
+            if t + ahead < tiling.tiles:
                 for v in stream_in:
                     src, dst = self._dram(v, t + ahead, True), self._view(v, t + ahead, True)
                     prog.append(self._dma("load", src, dst))
@@ -81,25 +103,27 @@ class _Lowering(_Planner):
             prog += self._compute_tile(t)
             for v in stream_out:
                 prog.append(self._dma("store", self._view(v, t, True), self._dram(v, t, True)))
-        for v in self.k.outputs:  # whole outputs: stored once
+        for v in k.outputs:  # whole outputs: stored once
             if (
                 homes[v].level == "sram"
                 and homes[v].kind == "whole"
-                and self.k.location[v].level == "dram"
+                and k.location[v].level == "dram"
             ):
                 prog.append(self._dma("store", self._view(v, 0, False), self._dram(v, 0, False)))
         return prog
 
     def _tile_rows(self, t: int) -> tuple[int, int]:
-        r = self.plan_.rows_per_tile
-        return t * r, min(self.plan_.rows, (t + 1) * r) - t * r
+        r = self.plan.kernel_plan.rows_per_tile
+        return t * r, min(self.plan.kernel_plan.rows, (t + 1) * r) - t * r
 
     def _shape(self, v: Value, t: int, rowed: bool) -> tuple[tuple[int, ...], int]:
-        """Shape of ``v`` in tile ``t`` and the byte offset of its first row."""
-        if not rowed or self.plan_.mode == "spill" or self.rows < 2:
+        """Shape of ``v`` in tile ``t`` and the byte offset of its first row (the whole of
+        ``v`` unless it is ``rowed`` and the kernel runs in row tiles)."""
+        tiling = self.plan.kernel_plan
+        if not rowed or tiling.mode == "spill" or tiling.rows < 2:
             return v.shape, 0
         r0, nrows = self._tile_rows(t)
-        return (nrows, *v.shape[1:]), r0 * (v.type.nbytes // self.rows)
+        return (nrows, *v.shape[1:]), r0 * (v.type.nbytes // tiling.rows)
 
     def _view(self, v: Value, t: int, rowed: bool) -> Operand:
         home = self.homes[v]
@@ -108,31 +132,27 @@ class _Lowering(_Planner):
             offset = home.offsets[t % len(home.offsets)]
         else:
             offset = home.offsets[0] + (row_offset if rowed else 0)
-        return Operand(home.level, offset, shape, v.dtype.name, None, self.names[v])
+        return Operand(home.level, offset, shape, v.dtype.name, None, self.plan.names[v])
 
     def _dram(self, v: Value, t: int, rowed: bool) -> Operand:
         shape, row_offset = self._shape(v, t, rowed)
         loc: Location = self.k.location[v]
-        return Operand("dram", loc.offset + row_offset, shape, v.dtype.name, None, self.names[v])
+        return Operand(
+            "dram", loc.offset + row_offset, shape, v.dtype.name, None, self.plan.names[v]
+        )
 
     def _dma(self, opcode: str, src: Operand, dst: Operand) -> Instr:
         return dma(opcode, src, dst, self.k.name)
 
     def _compute_tile(self, t: int) -> list[Instr]:
         instrs: list[Instr] = []
-        split = self.plan_.mode == "tiled" and self.rows >= 2
-        for i, node in enumerate(self.compute):
-            if self._is_alias(node):
-                continue
-            srcs = tuple(
-                self._view(v, t, split and self.use_rowed[(i, j)])
-                for j, v in enumerate(node.inputs)
-            )
-            dst = self._view(node.output, t, split)
+        for node, rowed in self.plan.steps:
+            srcs = tuple(self._view(v, t, r) for v, r in zip(node.inputs, rowed, strict=True))
+            dst = self._view(node.output, t, True)
             out_type = node.type.with_shape(dst.shape)
             opdef = get_op(node.op)
             attrs = opdef.tile_attrs(check_attrs(opdef, node.attrs), out_type)
-            label = node.op if self.plan_.tiles == 1 else f"{node.op} tile {t}"
+            label = node.op if self.plan.kernel_plan.tiles == 1 else f"{node.op} tile {t}"
             instrs += compute_instrs(
                 node, srcs, dst, out_type, attrs, self.chip, self.k.name, label
             )
@@ -142,7 +162,7 @@ class _Lowering(_Planner):
 def lower(
     kernel: KernelSpec, chip: Chip, *, double_buffer: bool = True, launch: str | None = None
 ) -> list[Instr]:
-    """The instructions that run ``kernel`` on ``chip``.
+    """The instructions that run ``kernel`` on ``chip``: its plan, emitted.
 
     Args:
         kernel: the group of nodes and where its inputs and outputs live.
@@ -151,9 +171,7 @@ def lower(
         launch: prepend a kernel launch: ``"eager"`` (dispatch from Python) or ``"graph"``
             (next kernel of a compiled program); ``None`` for no launch instruction.
     """
-    lowering = _Lowering(kernel, chip, double_buffer)
-    plan, homes = lowering.plan()
-    prog = lowering.emit(plan, homes)
+    prog = emit(kernel, chip, plan_lowering(kernel, chip, double_buffer=double_buffer))
     if launch is not None:
         if launch not in ("eager", "graph"):
             raise PlanError(f"launch must be 'eager', 'graph' or None, got {launch!r}")

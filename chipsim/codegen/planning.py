@@ -11,7 +11,9 @@ for the recipe the instructions follow):
 * ``"spill"``: not even a one-row tile fits, so every node reads and writes DRAM directly.
 
 A :class:`Home` says where a value sits during the kernel. :func:`plan_kernel`,
-:func:`plan_homes` and :func:`scratch_bytes` answer without emitting any instruction.
+:func:`plan_homes` and :func:`scratch_bytes` answer without emitting any instruction;
+:func:`plan_lowering` gathers everything emission needs into one frozen
+:class:`LoweringPlan`, which :func:`~chipsim.codegen.lower.emit` turns into instructions.
 
 Example:
     >>> from chipsim.codegen.kernel import KernelSpec, Location
@@ -27,7 +29,9 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from chipsim.codegen.block_sizes import choose_blocks, count_loads, estimate_cycles
 from chipsim.codegen.blocked import Blocks, sram_layout
@@ -71,6 +75,32 @@ class KernelPlan:
     block: tuple[int, int, int] | None = None  # blocked mode: (rows, columns, inner) per tile
 
 
+@dataclass(frozen=True, slots=True)
+class LoweringPlan:
+    """Everything emission needs, decided by planning: emission only follows it.
+
+    Attributes:
+        kernel_plan: the mode and the tiles.
+        homes: where each value lives during the kernel (tiled and spill modes).
+        names: the name of each value in the instructions.
+        immediates: constants with no location, written into their home by an instruction.
+        external: the values the kernel reads from where they are (inputs, located constants).
+        steps: the nodes each tile computes (views, which move no data, left out), each with
+            whether each of its inputs is sliced by rows (when the kernel runs in row tiles).
+        blocked: blocked mode only: the contraction and its block sizes.
+        sram_lo: the first SRAM byte the kernel may use.
+    """
+
+    kernel_plan: KernelPlan
+    homes: Mapping[Value, Home]
+    names: Mapping[Value, str]
+    immediates: tuple[Node, ...]
+    external: tuple[Value, ...]
+    steps: tuple[tuple[Node, tuple[bool, ...]], ...]
+    blocked: tuple[BlockedKernel, Blocks] | None
+    sram_lo: int
+
+
 class _Planner:
     """The state of planning one kernel (one object per call; not part of the public API)."""
 
@@ -86,7 +116,7 @@ class _Planner:
         ]
         self._check()
         self.spill = False
-        self.rows, self.rowed = self._row_analysis()
+        self.rows, self.rowed, self.use_rowed = self._row_analysis()
         self.names = self._names()
 
     # -- analysis ----------------------------------------------------------------------------
@@ -112,15 +142,14 @@ class _Planner:
             if v not in self.produced:
                 raise PlanError(f"kernel {k.name!r}: output {v!r} is not produced by the group")
 
-    def _row_analysis(self) -> tuple[int, dict[Value, bool]]:
-        """Rows to tile over, and for each value whether every use may be row-sliced: the
-        ops' row rules composed by :func:`~chipsim.ir.ops.tiling.row_tiling` (which the
-        fusion cost model reads too)."""
+    def _row_analysis(self) -> tuple[int, dict[Value, bool], dict[tuple[int, int], bool]]:
+        """Rows to tile over, for each value whether every use may be row-sliced, and for
+        each use whether it is: the ops' row rules composed by
+        :func:`~chipsim.ir.ops.tiling.row_tiling` (which the fusion cost model reads too)."""
         tiling = row_tiling(self.k.nodes, self.k.outputs)
         if tiling is None:
-            return 1, {}
-        self.use_rowed = dict(tiling.uses)
-        return tiling.rows, dict(tiling.rowed)
+            return 1, {}, {}
+        return tiling.rows, dict(tiling.rowed), dict(tiling.uses)
 
     def _names(self) -> dict[Value, str]:
         names: dict[Value, str] = {}
@@ -153,6 +182,20 @@ class _Planner:
             return blocked, {}
         self.spill = True
         return self._plan_spill(need_scratch)
+
+    def lowering_plan(self) -> LoweringPlan:
+        """:meth:`plan`, and everything else emission needs, frozen."""
+        plan, homes = self.plan()
+        steps = tuple(
+            (n, tuple(self.use_rowed.get((i, j), False) for j in range(len(n.inputs))))
+            for i, n in enumerate(self.compute)
+            if not self._is_alias(n)
+        )
+        frozen_homes, names = MappingProxyType(homes), MappingProxyType(self.names)
+        blocked = self.blocked if plan.mode == "blocked" else None
+        immediates, external = tuple(self.immediates), tuple(self.external)
+        lo = self._window()[0]
+        return LoweringPlan(plan, frozen_homes, names, immediates, external, steps, blocked, lo)
 
     def _window(self) -> tuple[int, int]:
         return self.k.sram_window or (0, self.chip.sram.capacity_bytes)
@@ -344,6 +387,12 @@ def plan_homes(
     plan, homes = planner.plan(need_scratch=False)
     blocked = planner.blocked[0] if plan.mode == "blocked" else None
     return plan, homes, blocked
+
+
+def plan_lowering(kernel: KernelSpec, chip: Chip, *, double_buffer: bool = True) -> LoweringPlan:
+    """Everything :func:`~chipsim.codegen.lower.emit` needs to lower ``kernel`` on ``chip``
+    (a :class:`PlanError` if it spills to DRAM and has no ``scratch`` area for it)."""
+    return _Planner(kernel, chip, double_buffer).lowering_plan()
 
 
 def scratch_bytes(kernel: KernelSpec, chip: Chip) -> int:
