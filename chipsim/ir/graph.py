@@ -219,6 +219,8 @@ class Graph:
 
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
         """Draw the graph with matplotlib in layers (inputs at the top)."""
+        # viz sits above ir (it reads results, duck-typed); this convenience for learners
+        # imports it only when a graph is drawn, so ir itself never needs matplotlib.
         from chipsim.viz.graph import draw_graph
 
         return draw_graph(self, ax=ax, **kwargs)

@@ -130,6 +130,8 @@ class ChipDevice(Device):
         simulator: its cost is ``device.programs[graph].report``, not part of
         :attr:`report` (which covers the eager kernels).
         """
+        # The compiler builds runtime Programs (it imports the runtime), so the runtime
+        # reaches the compiler only here, when a device first runs a jitted graph.
         from chipsim.compiler import compile as compile_graph
 
         if graph not in self.programs:

@@ -119,6 +119,8 @@ class MemoryPlan:
 
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
         """Draw the plan: time on x, address on y, one labelled rectangle per tensor."""
+        # viz sits above passes; imported only when a plan is drawn (a learner's convenience),
+        # so the planners never need matplotlib.
         from chipsim.viz.memory_plan import draw_memory_plan
 
         return draw_memory_plan(self, ax=ax, **kwargs)
