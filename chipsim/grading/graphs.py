@@ -129,20 +129,6 @@ def cnn_graph(
     return b.build(b.op("softmax", logits, axis=-1))
 
 
-def conv_chain_graph(seed: int, size: int = 32, channels: int = 32, layers: int = 4) -> Graph:
-    """A chain of same-size conv layers: big activations for the memory-planning challenge."""
-    rng = np.random.default_rng(seed)
-    b = GraphBuilder(f"convchain{seed}")
-    t = b.input((1, size, size, channels), f32, "image")
-    first = t
-    for i in range(layers):
-        t = b.op("conv2d", t, _weight(rng, b, 3, 3, channels, channels), padding="same")
-        t = b.op("relu", b.op("add", t, _weight(rng, b, channels)))
-        if i == layers // 2:
-            t = b.op("add", t, first)  # a skip connection keeps the input alive
-    return b.build(t)
-
-
 # -- hidden-instance families: a seed picks shapes and structure ---------------------------------
 # The grader draws each hidden instance's seed from its secret (:mod:`.hidden`). Each family
 # varies the *structure* (op sequence, activations, shapes) with the seed, not only the

@@ -45,6 +45,7 @@ from chipsim.errors import ChipsimError
 from chipsim.grading import graphs
 from chipsim.i18n import N_
 from chipsim.ir import Graph, GraphBuilder, f32
+from chipsim.ir.ops.registry import PATTERN_NAMES
 from chipsim.passes.memory.instances import (
     mobilenet_v2_records,
     packed_instance,
@@ -127,7 +128,6 @@ class Part:
 
 
 # -- exact-answer items ---------------------------------------------------------------------
-_PATTERN_NAMES = ("elementwise", "broadcast", "injective", "reduction", "contraction", "opaque")
 
 
 def _classify(ops: tuple[str, ...], pairs: tuple[tuple[str, str], ...]) -> Callable[[int], dict]:
@@ -135,7 +135,7 @@ def _classify(ops: tuple[str, ...], pairs: tuple[tuple[str, str], ...]) -> Calla
 
 
 def _all_pairs() -> tuple[tuple[str, str], ...]:
-    return tuple((p, c) for p in _PATTERN_NAMES for c in _PATTERN_NAMES)
+    return tuple((p, c) for p in PATTERN_NAMES for c in PATTERN_NAMES)
 
 
 #: The ops part 1 asks about (the notebook names each one's pattern class).

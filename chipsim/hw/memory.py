@@ -94,8 +94,3 @@ class Memory:
         if op.dtype == "bf16":
             values = bf16_encode(values)
         self._view(op, hi)[...] = values.astype(STORAGE[op.dtype][0], copy=False)
-
-    @property
-    def touched_bytes(self) -> int:
-        """Size of the backing array (bytes ever reached, rounded up)."""
-        return int(self._data.size)

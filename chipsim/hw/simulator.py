@@ -122,7 +122,6 @@ class Simulator:
         self._read = {lv: IntervalMap() for lv in LEVELS}
         self._floor = 0  # the next kernel starts after its launch and all earlier work
         self._end = 0
-        self._cost_cache: dict[int, int] = {}
         self._capacity = {level: m.capacity for level, m in self.memory.items()}
 
     @property

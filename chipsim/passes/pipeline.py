@@ -22,7 +22,6 @@ from chipsim.errors import ChipsimError, PassError
 from chipsim.ir.graph import Graph
 from chipsim.ir.verify import verify
 
-GraphPass = Callable[[Graph], Graph]
 Instrument = Callable[[str, Any], None]
 
 

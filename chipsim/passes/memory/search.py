@@ -78,10 +78,6 @@ class SearchResult:
     seconds: float
     history: tuple[tuple[int, int, int], ...]
 
-    @property
-    def optimal(self) -> bool:
-        return self.plan.arena_size == self.bound
-
 
 def search(
     records: Sequence[UsageRecord],
