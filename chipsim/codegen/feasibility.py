@@ -34,6 +34,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
+from typing import TypeVar
 
 from chipsim.codegen.kernel import KernelSpec, Location
 from chipsim.codegen.lower import lower
@@ -47,6 +48,7 @@ from chipsim.ir.ops import Pattern, get_op
 from chipsim.passes.placement import arena_budget, place_group
 
 Group = Sequence[int]
+T = TypeVar("T")
 
 
 def stand_in_spec(graph: Graph, chip: Chip, group: Group, *, on_chip: bool) -> KernelSpec:
@@ -125,22 +127,15 @@ def kernel_fits(graph: Graph, chip: Chip) -> Callable[[Group], bool]:
     and, across groups, per :meth:`KernelSpec.signature
     <chipsim.codegen.kernel.KernelSpec.signature>` (a model's repeated layers are planned
     once)."""
-    memo: dict[tuple[int, ...], bool] = {}
-    by_key: dict[Hashable, bool] = {}
     gpu = chip.sm.count > 0
+    plans_whole = _per_kernel(
+        graph, chip, on_chip=False, answer=lambda spec: plan_kernel(spec, chip).mode != "spill"
+    )
 
     def fits(group: Group) -> bool:
-        key = tuple(sorted(group))
-        if key not in memo:
-            if gpu and grid_dependency(graph, key) is not None:
-                memo[key] = False
-            else:
-                spec = stand_in_spec(graph, chip, key, on_chip=False)
-                same = spec.signature()
-                if same not in by_key:
-                    by_key[same] = plan_kernel(spec, chip).mode != "spill"
-                memo[key] = by_key[same]
-        return memo[key]
+        if gpu and grid_dependency(graph, group) is not None:
+            return False
+        return plans_whole(group)
 
     return fits
 
@@ -156,13 +151,9 @@ def kernel_timer(graph: Graph, chip: Chip) -> Callable[[Group], int | None]:
     layout cannot run gives ``None`` (the search then falls back to its estimate).
 
     Measuring is most of the fusion search's time, so the measurements are also memoised per
-    :meth:`KernelSpec.signature <chipsim.codegen.kernel.KernelSpec.signature>`: a kernel of
-    layer 7 that looks to the code generator exactly like one of layer 1 (same ops, shapes,
-    stand-in layout) is not lowered and simulated again.
+    kernel signature (a model's repeated layers are measured once; see :func:`_per_kernel`).
     """
     launch = chip.launch.graph_cycles
-    memo: dict[tuple[int, ...], int | None] = {}
-    by_key: dict[Hashable, int | None] = {}
 
     def measure(spec: KernelSpec) -> int | None:
         sim = Simulator(chip, functional=False)
@@ -172,14 +163,27 @@ def kernel_timer(graph: Graph, chip: Chip) -> Callable[[Group], int | None]:
             return None  # e.g. its spill scratch does not fit the stand-in layout
         return max(sim.cycles - launch, launch)
 
-    def cycles(group: Group) -> int | None:
-        key = tuple(sorted(group))
-        if key not in memo:
-            spec = stand_in_spec(graph, chip, key, on_chip=True)
-            same = spec.signature()
-            if same not in by_key:
-                by_key[same] = measure(spec)
-            memo[key] = by_key[same]
-        return memo[key]
+    return _per_kernel(graph, chip, on_chip=True, answer=measure)
 
-    return cycles
+
+def _per_kernel(
+    graph: Graph, chip: Chip, *, on_chip: bool, answer: Callable[[KernelSpec], T]
+) -> Callable[[Group], T]:
+    """``answer`` about a group's stand-in kernel, memoised per group and, across groups, per
+    :meth:`KernelSpec.signature <chipsim.codegen.kernel.KernelSpec.signature>`: a kernel of
+    layer 7 that looks to the code generator exactly like one of layer 1 (same ops, shapes,
+    stand-in layout) is not planned or measured again."""
+    by_group: dict[tuple[int, ...], T] = {}
+    by_signature: dict[Hashable, T] = {}
+
+    def ask(group: Group) -> T:
+        key = tuple(sorted(group))
+        if key not in by_group:
+            spec = stand_in_spec(graph, chip, key, on_chip=on_chip)
+            same = spec.signature()
+            if same not in by_signature:
+                by_signature[same] = answer(spec)
+            by_group[key] = by_signature[same]
+        return by_group[key]
+
+    return ask

@@ -21,18 +21,16 @@ module's :func:`emit` turns that frozen plan into instructions, deciding nothing
 :func:`lower` does both: ``lower(k, chip)`` is ``emit(k, chip, plan_lowering(k, chip))``
 (after a launch instruction when asked for one).
 
-Example: a relu over 1 MiB of rows on a chip with 512 KiB of SRAM runs in 9 balanced tiles,
-each tile's load overlapping the previous tile's compute:
+Example: a relu over 1 MiB of rows on a chip with 512 KiB of SRAM (the plan, 9 balanced tiles,
+is :mod:`chipsim.codegen.planning`'s example); each tile's load overlaps the previous tile's
+compute:
 
-    >>> from chipsim.codegen.planning import plan_kernel, plan_lowering
+    >>> from chipsim.codegen.planning import plan_lowering
     >>> from chipsim.ir import GraphBuilder, f32
     >>> from chipsim.hw import get_chip
     >>> b = GraphBuilder()
     >>> x = b.input((4096, 64), f32); y = b.op("relu", x)
     >>> k = KernelSpec.of(b.nodes[-1:], [y], {x: Location("dram", 0), y: Location("dram", 2**20)})
-    >>> plan = plan_kernel(k, get_chip("edge-npu"))
-    >>> plan.mode, plan.tiles, plan.rows_per_tile, plan.buffers
-    ('tiled', 9, 456, 2)
     >>> [i.opcode for i in lower(k, get_chip("edge-npu"))][:6]
     ['load', 'load', 'vec', 'store', 'load', 'vec']
     >>> chip = get_chip("edge-npu")

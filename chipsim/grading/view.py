@@ -92,6 +92,7 @@ TOOLS: dict[str, str] = {
     "chipsim.codegen.feasibility:grid_dependency": "the GPU rule inside kernel_fits, a tool",
     "chipsim.codegen.feasibility:kernel_timer": "compile's kernel timer, like compile + simulate",
     "chipsim.codegen.feasibility:stand_in_spec": "a kernel's layout for those two measurements",
+    "chipsim.codegen.feasibility:_per_kernel": "the memo shared by those two measurements",
     "chipsim.codegen.blocked:*": "the code generator's blocked kernels (a big matmul's epilogue)",
     "chipsim.codegen.block_sizes:*": "the tile sizes of those blocked kernels (their cost model)",
     "chipsim.passes.fusion.partition:group_outputs": "the values a kernel writes out, a tool",

@@ -141,13 +141,14 @@ class Simulator:
         return f"instruction #{len(self.records)} ({instr}){kernel}"
 
     def _bounds(self, op, instr: Instr) -> tuple[int, int]:
-        if op.level not in self.memory:
-            raise SimulationError(
-                f"{self._where(instr)}: tensor {op} is in unknown memory level {op.level!r}; "
-                f"use one of {', '.join(LEVELS)}"
-            )
+        """The byte range ``op`` touches, checked against its memory (the one bounds check)."""
         lo, hi = op.byte_range()
-        if lo < 0 or hi > self.memory[op.level].capacity:
+        if lo < 0 or hi > self._capacity.get(op.level, -1):
+            if op.level not in self.memory:
+                raise SimulationError(
+                    f"{self._where(instr)}: tensor {op} is in unknown memory level "
+                    f"{op.level!r}; use one of {', '.join(LEVELS)}"
+                )
             self.memory[op.level].check(op, self._where(instr))  # raises, naming both
         return lo, hi
 
@@ -159,19 +160,14 @@ class Simulator:
             )
         written, read = self._written, self._read
         start = self._unit_free[unit] if unit == "host" else max(self._unit_free[unit], self._floor)
-        capacity = self._capacity
         src_ranges = []
         for op in instr.srcs:
-            lo, hi = op.byte_range()
-            if lo < 0 or hi > capacity.get(op.level, -1):
-                lo, hi = self._bounds(op, instr)  # raises, saying what is wrong
+            lo, hi = self._bounds(op, instr)
             src_ranges.append((op.level, lo, hi))
             start = max(start, written[op.level].max(lo, hi))
         dst_ranges = []
         for op in instr.dsts:
-            lo, hi = op.byte_range()
-            if lo < 0 or hi > capacity.get(op.level, -1):
-                lo, hi = self._bounds(op, instr)
+            lo, hi = self._bounds(op, instr)
             dst_ranges.append((op.level, lo, hi))
             start = max(start, written[op.level].max(lo, hi), read[op.level].max(lo, hi))
         if instr.opcode == "sync":
