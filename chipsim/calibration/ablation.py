@@ -5,9 +5,10 @@ the chip, so the switched-off value can depend on its other fields). The book's 
 page and ``benchmarks/calibration.py`` evaluate the preset with each part taken out, so every
 part of the model is shown to pay its way on the published measurements.
 
-:data:`GPU_FIT_PARAMS` are the six fields fitted to the fit rows, :data:`GPU_PRIORS` where
-the fit starts (published figures, not the answer), :data:`ROW_BUDGETS` the per-block row
-budgets tried.
+:data:`GPU_FIT_PARAMS` are the eight fields fitted to the fit rows (the L2's sustained
+bandwidth is one field with the SMs' load path that crosses it), :data:`GPU_PRIORS` where the
+fit starts (published figures, not the answer), :data:`ROW_BUDGETS` the per-block row budgets
+tried.
 
 Example:
     >>> import chipsim
@@ -33,12 +34,15 @@ GPU_FIT_PARAMS = (
     Param(("launch.compiled_overlap_cycles",), 1_000, 200_000),
     Param(("tensor_core.sustained_pct",), 50, 100),
     Param(("dram.sustained_pct",), 50, 100),
+    Param(("l2.bytes_per_cycle", "dma.bytes_per_cycle"), 500, 20_000),
+    Param(("dma.setup_cycles",), 1, 5_000),
 )
 
 #: Where the fit starts, at 1.41 GHz: LLMCompass's fitted A100 overheads (hardware_model/
 #: compute_module.py: softmax 12 us, matmul 21 us, layernorm and GELU 45 us), half of a
 #: compiled call beside its kernel (no published split; from no overlap at all the fit stops
-#: in a local minimum, see benchmarks/README.md), datasheet peak rates.
+#: in a local minimum, see benchmarks/README.md), datasheet peak rates (the L2's peak read
+#: bandwidth, 5120 bytes/clk, from the whitepaper), 0.5 us to start a DMA transfer.
 GPU_PRIORS: Fields = {
     "launch.eager_cycles": 16_920,
     "launch.library_cycles": 29_610,
@@ -46,6 +50,9 @@ GPU_PRIORS: Fields = {
     "launch.compiled_overlap_cycles": 31_725,
     "tensor_core.sustained_pct": 100,
     "dram.sustained_pct": 100,
+    "l2.bytes_per_cycle": 5120,
+    "dma.bytes_per_cycle": 5120,
+    "dma.setup_cycles": 700,
 }
 
 ROW_BUDGETS = (4096, 16384, 65536)
@@ -77,4 +84,5 @@ ABLATIONS: dict[str, Callable[[chipsim.Chip], Fields]] = {
         "sm.block_rows": 0,
         "sm.block_cols": 0,
     },
+    N_("no L2 cache (every DRAM byte at DRAM speed)"): lambda c: {"l2.capacity_bytes": 0},
 }

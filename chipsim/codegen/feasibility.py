@@ -42,6 +42,7 @@ from chipsim.codegen.planning import plan_kernel
 from chipsim.codegen.streaming import stand_in, worth_streaming
 from chipsim.errors import ChipsimError
 from chipsim.hw.chip import Chip
+from chipsim.hw.isa import Operand
 from chipsim.hw.simulator import Simulator
 from chipsim.ir.graph import Graph, Value
 from chipsim.ir.ops import Pattern, get_op
@@ -145,8 +146,10 @@ def kernel_timer(graph: Graph, chip: Chip) -> Callable[[Group], int | None]:
 
     The group is lowered with the activations in the SRAM arena where they would fit (see
     :func:`stand_in_spec`) and run alone on a fresh timing-only
-    :class:`~chipsim.hw.Simulator`. Kernels of a program run in stream order and the host
-    queues the next launch while a kernel runs, so a kernel costs the program about
+    :class:`~chipsim.hw.Simulator`; on a chip with an L2 cache its inputs made by other
+    kernels start in the cache (:meth:`~chipsim.hw.Simulator.warm`), as in the program.
+    Kernels of a program run in stream order and the host queues the next launch while a
+    kernel runs, so a kernel costs the program about
     ``max(launch, body)``: that is what is returned. Memoised per group; a group the stand-in
     layout cannot run gives ``None`` (the search then falls back to its estimate).
 
@@ -155,24 +158,43 @@ def kernel_timer(graph: Graph, chip: Chip) -> Callable[[Group], int | None]:
     """
     launch = chip.launch.graph_cycles
 
+    producer = graph.producer()
+
+    def made(spec: KernelSpec) -> tuple[bool, ...]:
+        """Which inputs an earlier kernel made (not constants, not the host's inputs)."""
+        return tuple(v in producer and producer[v].op != "constant" for v in spec.inputs)
+
     def measure(spec: KernelSpec) -> int | None:
         sim = Simulator(chip, functional=False)
+        # on a chip with an L2, the kernels before this one have just written these there
+        sim.warm(
+            Operand(w.level, w.offset, v.type.shape, v.type.dtype.name)
+            for v, warm in zip(spec.inputs, made(spec), strict=True)
+            if warm and (w := spec.location.get(v)) is not None
+        )
         try:
             sim.run(lower(spec, chip, launch="graph"))
         except ChipsimError:
             return None  # e.g. its spill scratch does not fit the stand-in layout
         return max(sim.cycles - launch, launch)
 
-    return _per_kernel(graph, chip, on_chip=True, answer=measure)
+    warmth = made if chip.l2.present else None
+    return _per_kernel(graph, chip, on_chip=True, answer=measure, also=warmth)
 
 
 def _per_kernel(
-    graph: Graph, chip: Chip, *, on_chip: bool, answer: Callable[[KernelSpec], T]
+    graph: Graph,
+    chip: Chip,
+    *,
+    on_chip: bool,
+    answer: Callable[[KernelSpec], T],
+    also: Callable[[KernelSpec], Hashable] | None = None,
 ) -> Callable[[Group], T]:
     """``answer`` about a group's stand-in kernel, memoised per group and, across groups, per
     :meth:`KernelSpec.signature <chipsim.codegen.kernel.KernelSpec.signature>`: a kernel of
     layer 7 that looks to the code generator exactly like one of layer 1 (same ops, shapes,
-    stand-in layout) is not planned or measured again."""
+    stand-in layout) is not planned or measured again. ``also`` adds what else ``answer``
+    reads of the spec to the key."""
     by_group: dict[tuple[int, ...], T] = {}
     by_signature: dict[Hashable, T] = {}
 
@@ -180,7 +202,7 @@ def _per_kernel(
         key = tuple(sorted(group))
         if key not in by_group:
             spec = stand_in_spec(graph, chip, key, on_chip=on_chip)
-            same = spec.signature()
+            same = (spec.signature(), also(spec) if also else None)
             if same not in by_signature:
                 by_signature[same] = answer(spec)
             by_group[key] = by_signature[same]

@@ -30,7 +30,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from chipsim.codegen.feasibility import kernel_fits, kernel_timer
+from chipsim.codegen.feasibility import grid_dependency, kernel_fits, kernel_timer
 from chipsim.errors import ChipsimError, PartitionError, PassError
 from chipsim.hw.chip import Chip, get_chip
 from chipsim.ir.graph import Graph
@@ -166,4 +166,25 @@ def run_fusion(fuse: FusionPass, graph: Graph, chip: Chip) -> Partition:
         validate_partition(graph, partition)
     except PartitionError as exc:
         raise PartitionError(f"fusion pass {name!r} returned an invalid partition: {exc}") from exc
+    if chip.sm.count:  # a GPU: no kernel may wait for all the blocks of an earlier step
+        _check_grid_dependencies(name, graph, partition, chip)
     return partition.with_graph(graph)
+
+
+def _check_grid_dependencies(name: str, graph: Graph, partition: Partition, chip: Chip) -> None:
+    """Raise :class:`PartitionError` for the first group one GPU kernel cannot run (see
+    :func:`~chipsim.codegen.feasibility.grid_dependency`), naming the two nodes."""
+    names = graph.names()
+    for k, group in enumerate(partition.groups):
+        pair = grid_dependency(graph, group)
+        if pair is None:
+            continue
+        made, reader = (graph.nodes[i] for i in pair)
+        raise PartitionError(
+            f"fusion pass {name!r} put {names[reader.output]} = {reader.op}(...) in one kernel "
+            f"with {names[made.output]} = {made.op}(...), which it reads (group {k}: nodes "
+            f"{list(group)}). On {chip.name!r}, a GPU, a kernel runs as thread blocks spread "
+            f"over the SMs, and each block of {reader.op} would need parts of "
+            f"{names[made.output]} that other blocks make: a wait for every block, which one "
+            f"kernel cannot do. Put the two nodes in different groups."
+        )

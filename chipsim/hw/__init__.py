@@ -1,6 +1,7 @@
 """The hardware model: chip descriptions, the ISA and its costs, memories, the simulator and
 the caching allocator used by eager mode. It knows nothing of graphs (numpy only)."""
 
+from chipsim.hw.cache import L2Cache
 from chipsim.hw.chip import Chip, get_chip, list_chips
 from chipsim.hw.isa import (
     OPCODES,
@@ -18,6 +19,7 @@ from chipsim.hw.parts import (
     ALU,
     DMA,
     DRAM,
+    L2,
     SIMD,
     SRAM,
     Energy,
@@ -32,6 +34,7 @@ __all__ = [
     "ALU",
     "DMA",
     "DRAM",
+    "L2",
     "SIMD",
     "SRAM",
     "Chip",
@@ -52,6 +55,7 @@ __all__ = [
     "wave_share",
     "simd_ops",
     "Memory",
+    "L2Cache",
     "IntervalMap",
     "Record",
     "Simulator",

@@ -29,6 +29,7 @@ from chipsim.hw.parts import (
     ALU,
     DMA,
     DRAM,
+    L2,
     SIMD,
     SRAM,
     Energy,
@@ -53,6 +54,7 @@ _PARTS = {
     "dma": DMA,
     "dram": DRAM,
     "sram": SRAM,
+    "l2": L2,
     "registers": Registers,
     "sm": SMs,
     "launch": Launch,
@@ -74,6 +76,7 @@ class Chip:
     dma: DMA = field(default_factory=DMA)
     dram: DRAM = field(default_factory=DRAM)
     sram: SRAM = field(default_factory=SRAM)
+    l2: L2 = field(default_factory=L2)
     registers: Registers = field(default_factory=Registers)
     sm: SMs = field(default_factory=SMs)
     launch: Launch = field(default_factory=Launch)

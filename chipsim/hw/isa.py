@@ -24,10 +24,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chipsim.errors import SimulationError
 from chipsim.hw.chip import Chip
+
+if TYPE_CHECKING:
+    from chipsim.hw.cache import Traffic
 
 #: Execution units, in the order timelines draw them.
 UNITS: tuple[str, ...] = ("host", "alu", "mac", "simd", "tensor", "dma")
@@ -202,30 +205,40 @@ def simd_ops(chip: Chip, elements: int, slots: int = 1) -> int:
     return -(-elements // chip.simd.lanes) * slots
 
 
-def _dma_cycles(instr: Instr, chip: Chip) -> int:
+def _dma_cycles(instr: Instr, chip: Chip, traffic: Traffic | None) -> int:
     levels = {o.level for o in (*instr.srcs, *instr.dsts)}
     if instr.opcode == "refetch":  # a timing-only re-read from DRAM (its data is on chip)
         levels = {"dram"}
     bpc = chip.dma.bytes_per_cycle
     fixed = chip.dma.setup_cycles
+    if "sram" in levels:
+        bpc = min(bpc, chip.sram.bytes_per_cycle)
+    if "dram" in levels and traffic is not None:  # through the L2: every byte crosses the
+        fixed += chip.dram.latency_cycles if traffic.miss else chip.l2.latency_cycles  # L2,
+        bpc = min(bpc, chip.l2.bytes_per_cycle)  # DRAM's share meanwhile, pipelined
+        dram = -(-traffic.dram_bytes // chip.dram.sustained_bytes_per_cycle)
+        return fixed + max(-(-instr.work // bpc), dram)
     if "dram" in levels:
         bpc = min(bpc, chip.dram.sustained_bytes_per_cycle)
         fixed += chip.dram.latency_cycles
-    if "sram" in levels:
-        bpc = min(bpc, chip.sram.bytes_per_cycle)
     return fixed + -(-instr.work // bpc)
 
 
-def cost(instr: Instr, chip: Chip) -> int:
+def cost(instr: Instr, chip: Chip, traffic: Traffic | None = None) -> int:
     """Cycles ``instr`` occupies its unit on ``chip``: ``fixed + ceil(work / throughput)``.
 
     A compute instruction is also never faster than its SRAM traffic allows; one whose
     operands sit in DRAM (a *spill*) stalls on them: it pays their DRAM transfer time on top,
     with no overlap, as a unit waiting on cache misses does.
+
+    On a chip with an L2 cache the simulator says what a DMA transfer's DRAM bytes found
+    there (``traffic``, see :mod:`chipsim.hw.cache`): every byte crosses the L2 at its
+    bandwidth while DRAM moves the misses and write-backs at its own, the two pipelined (the
+    slower decides), and only a transfer that misses waits DRAM's latency.
     """
     unit = instr.unit
     if unit == "dma":
-        return _dma_cycles(instr, chip)
+        return _dma_cycles(instr, chip, traffic)
     if unit == "host":
         if instr.opcode == "launch":
             return chip.launch.eager_cycles

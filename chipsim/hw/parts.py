@@ -1,7 +1,8 @@
 """The parts a chip is made of: one small frozen dataclass per unit, memory or cost table.
 
 :class:`ALU`, :class:`MACArray`, :class:`SIMD` and :class:`TensorCore` compute;
-:class:`DMA` moves data between :class:`DRAM`, :class:`SRAM` and :class:`Registers`;
+:class:`DMA` moves data between :class:`DRAM`, :class:`SRAM` and :class:`Registers`, through
+an :class:`L2` cache in front of DRAM where the chip has one;
 :class:`SMs` describes a GPU's streaming multiprocessors; :class:`Launch` says what starting a
 kernel costs and :class:`Energy` what each action costs in picojoules. A
 :class:`~chipsim.hw.chip.Chip` is one of each.
@@ -108,6 +109,27 @@ class SRAM:
 
     capacity_bytes: int = 512 * 2**10
     bytes_per_cycle: int = 128
+
+
+@dataclass(frozen=True, slots=True)
+class L2:
+    """A cache in front of DRAM (optional: ``capacity_bytes = 0``, the default, means none).
+
+    Kernels then pass tensors to each other through DRAM, and the cache keeps the most
+    recently used ``capacity_bytes`` of DRAM on chip, in lines of ``line_bytes``: a transfer
+    that finds its lines there moves at ``bytes_per_cycle`` after ``latency_cycles`` (see
+    :mod:`chipsim.hw.cache`). A chip without one (a scratchpad NPU) keeps activations in its
+    SRAM instead, where the memory plan puts them.
+    """
+
+    capacity_bytes: int = 0
+    bytes_per_cycle: int = 0
+    latency_cycles: int = 0
+    line_bytes: int = 128
+
+    @property
+    def present(self) -> bool:
+        return self.capacity_bytes > 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,8 +34,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from chipsim.errors import ChipsimError, SimulationError
+from chipsim.hw.cache import L2Cache, Traffic
 from chipsim.hw.chip import Chip
-from chipsim.hw.isa import LEVELS, OPCODES, UNITS, Instr, cost
+from chipsim.hw.isa import LEVELS, OPCODES, UNITS, Instr, Operand, cost
 from chipsim.hw.memory import Memory
 
 
@@ -91,6 +92,14 @@ class Record:
     instr: Instr
     start: int
     end: int
+    traffic: Traffic | None = None  # on a chip with an L2: where its DRAM bytes went
+
+    @property
+    def dram_bytes(self) -> int:
+        """Bytes DRAM itself moved for this instruction (L2 hits are not DRAM traffic)."""
+        if self.traffic is not None:
+            return self.traffic.dram_bytes
+        return sum(o.nbytes for o in (*self.instr.srcs, *self.instr.dsts) if o.level == "dram")
 
     @property
     def cycles(self) -> int:
@@ -123,6 +132,7 @@ class Simulator:
         self._floor = 0  # the next kernel starts after its launch and all earlier work
         self._end = 0
         self._capacity = {level: m.capacity for level, m in self.memory.items()}
+        self.l2 = L2Cache(chip.l2) if chip.l2.present else None
 
     @property
     def cycles(self) -> int:
@@ -152,6 +162,32 @@ class Simulator:
             self.memory[op.level].check(op, self._where(instr))  # raises, naming both
         return lo, hi
 
+    def warm(self, operands: Iterable[Operand]) -> None:
+        """Put these DRAM tensors in the L2 as a kernel just before would have left them
+        (written, dirty); nothing happens on a chip without an L2. For measuring one kernel
+        alone as it runs inside a program."""
+        if self.l2 is not None:
+            for op in operands:
+                if op.level == "dram":
+                    self.l2.access(op, write=True)
+
+    def host_wrote(self, op: Operand) -> None:
+        """The host copied new values into these DRAM bytes (untimed): an L2 forgets them."""
+        if self.l2 is not None and op.level == "dram":
+            self.l2.forget(op)
+
+    def _traffic(self, instr: Instr) -> Traffic | None:
+        """What a DMA transfer's DRAM bytes find in the L2 (None: no L2, or no DRAM bytes)."""
+        if self.l2 is None or instr.unit != "dma" or instr.opcode == "refetch":
+            return None
+        total = None
+        for ops, write in ((instr.srcs, False), (instr.dsts, True)):
+            for op in ops:
+                if op.level == "dram":
+                    t = self.l2.access(op, write=write)
+                    total = t if total is None else total + t
+        return total
+
     def _step(self, instr: Instr) -> None:
         unit = instr.unit
         if OPCODES.get(instr.opcode) != unit:
@@ -172,7 +208,8 @@ class Simulator:
             start = max(start, written[op.level].max(lo, hi), read[op.level].max(lo, hi))
         if instr.opcode == "sync":
             start = max(start, self._end)
-        end = start + cost(instr, self.chip)
+        traffic = self._traffic(instr)
+        end = start + cost(instr, self.chip, traffic)
         if unit == "host":  # a launch or sync: the next kernel waits for it and for all before
             arrive = end
             if instr.opcode in ("launch", "launch_library"):  # an eager launch reaches the chip
@@ -188,7 +225,7 @@ class Simulator:
             read[level].assign(lo, hi, 0)
         self._unit_free[unit] = end
         self._end = max(self._end, end)
-        self.records.append(Record(len(self.records), instr, start, end))
+        self.records.append(Record(len(self.records), instr, start, end, traffic))
 
     def _execute(self, instr: Instr) -> None:
         memory = self.memory

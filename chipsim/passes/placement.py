@@ -14,6 +14,10 @@ in order (the first that applies wins):
    A tensor whose slot ends beyond that share **spills** to DRAM (same offset, inside a DRAM
    activation region): a smaller plan keeps more tensors on chip, and the program runs faster.
    An input that its one kernel streams tile by tile stays in DRAM, as in eager mode.
+   On a chip with an **L2 cache** in front of DRAM (a GPU) there is no arena on chip: a
+   kernel's on-chip memory (an SM's shared memory) does not outlive the kernel, so kernels
+   pass activations through DRAM at the memory plan's offsets, and the cache keeps the
+   recent ones on chip (:mod:`chipsim.hw.cache`); the SRAM is all tile scratch.
 4. **Graph outputs** are written to **DRAM**, where the host reads them.
 5. Values produced and consumed inside one fused kernel get **no** placement: they live in
    the kernel's tile buffers and never leave the chip.
@@ -91,7 +95,12 @@ _WORDS = (
     N_("an input returned as it is"),
     N_("read by one kernel that streams it tile by tile, as eager mode does"),
     N_("not read by any kernel"),
+    N_("kernels pass it through DRAM; the L2 cache keeps it on chip while it is recent"),
+    N_("the host writes it to DRAM; kernels read it through the L2 cache"),
 )
+#: Why an activation is in DRAM on a chip with an L2 cache.
+_THROUGH_L2 = "kernels pass it through DRAM; the L2 cache keeps it on chip while it is recent"
+_HOST_THROUGH_L2 = "the host writes it to DRAM; kernels read it through the L2 cache"
 #: Reasons with numbers in them: English templates, filled in by :func:`_slot`.
 _WHY = {
     "inside": N_("its plan slot ends at {end:,} B, inside {share:.0%} of SRAM"),
@@ -118,6 +127,7 @@ class Placement:
     arena_level: str
     host_inputs: dict[Value, int] = field(default_factory=dict)  # DRAM address of each input
     dram_bytes: int = 0  # DRAM laid out so far; kernels' spill scratch goes above it
+    cached: bool = False  # the chip has an L2 cache: activations live in DRAM behind it
 
     def level(self, value: Value) -> str | None:
         slot = self.slots.get(value)
@@ -168,15 +178,22 @@ class Placement:
         spilled = sum(
             1
             for s in self.slots.values()
-            if s.role in ("input", "intermediate") and s.level == DRAM
+            if s.role in ("input", "intermediate")
+            and s.level == DRAM
+            and s.why not in (_THROUGH_L2, _HOST_THROUGH_L2)
         )
-        lines.append(
-            tr(
+        if self.cached:
+            arena = tr(
+                "activation arena: {arena:,} bytes in DRAM, used through the L2 cache",
+                arena=self.arena_bytes,
+            )
+        else:
+            arena = tr(
                 "activation arena: {arena:,} bytes; {spilled} activation(s) spilled to DRAM",
                 arena=self.arena_bytes,
                 spilled=spilled,
             )
-        )
+        lines.append(arena)
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -190,7 +207,10 @@ class Placement:
 
 
 def arena_budget(chip: Any) -> int:
-    """Bytes of SRAM the activation arena may use on ``chip`` (64-byte aligned)."""
+    """Bytes of SRAM the activation arena may use on ``chip`` (64-byte aligned): none on a
+    chip with an L2 cache, whose kernels pass activations through DRAM (see rule 3)."""
+    if chip.l2.present:
+        return 0
     return int(chip.sram.capacity_bytes * ARENA_SHARE) // ALIGN * ALIGN
 
 
@@ -312,6 +332,10 @@ def place(
         if v in streamed:
             why = "read by one kernel that streams it tile by tile, as eager mode does"
             slots[v] = Slot(DRAM, host[v], role, why)
+        elif chip.l2.present and v in host:
+            slots[v] = Slot(DRAM, host[v], role, _HOST_THROUGH_L2)
+        elif chip.l2.present:
+            slots[v] = Slot(DRAM, spill_base + offset, role, _THROUGH_L2)
         elif v not in spilled:
             slots[v] = _slot(SRAM, offset, role, "inside", end=end, share=ARENA_SHARE)
         elif v in host:
@@ -323,7 +347,9 @@ def place(
             slots[v] = Slot(DRAM, host[v], "input", "not read by any kernel")
     what = tr("the compiled program {name!r}", name=graph.name)
     check_capacity(DRAM, dram.capacity, dram.held, what)
-    return Placement(graph, slots, arena_bytes, arena_level, host, align_up(dram.end, ALIGN))
+    return Placement(
+        graph, slots, arena_bytes, arena_level, host, align_up(dram.end, ALIGN), chip.l2.present
+    )
 
 
 def place_group(

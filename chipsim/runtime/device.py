@@ -81,6 +81,7 @@ class ChipDevice(Device):
     def upload(self, array: np.ndarray, type: TensorType) -> ChipBuffer:
         """Copy host values into a fresh DRAM block (host-to-device copies are not timed)."""
         buf = self._alloc(type)
+        self.sim.host_wrote(buf.operand(type))  # a reused block's old lines leave the L2
         if self.functional:
             values = to_storage(np.asarray(array), type.dtype)
             self.sim.memory["dram"].write(buf.operand(type), values, "upload")

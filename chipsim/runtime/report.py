@@ -125,6 +125,10 @@ class Report:
                 peak[o.level] = max(peak[o.level], o.byte_range()[1])
                 if ins.unit in _COMPUTE:
                     moved["reg"] += o.nbytes  # compute units read and write via registers
+            if r.traffic is not None:  # through an L2: its hits are on-chip bytes, not DRAM's
+                dram = sum(o.nbytes for o in (*ins.srcs, *ins.dsts) if o.level == "dram")
+                moved["dram"] += r.traffic.dram_bytes - dram
+                moved["sram"] += r.traffic.hit
             if ins.unit in ("tensor", "mac"):
                 macs += ins.flops // 2
             elif ins.unit in ("simd", "alu"):
@@ -258,9 +262,7 @@ def _kernel_stat(span: KernelSpan, records: Sequence[Record]) -> KernelStat:
             units.append(ins.unit)
         flops += ins.flops
         hw += ins.hw_ops
-        for o in (*ins.srcs, *ins.dsts):
-            if o.level == "dram":
-                dram += o.nbytes
+        dram += r.dram_bytes
     units.sort(key=UNITS.index)
     # A kernel starts when its first instruction on the chip starts: the launch record on the
     # host queue may sit far earlier (launches are asynchronous), and waiting is not work.

@@ -52,10 +52,15 @@ def test_no_kernel_beats_its_roofline(chip_name, kind, op, m, n, k, dt):
     else:
         stat, node = _eager_kernel(chip, lambda b, x: b.op(kind, x), [(m, n)], dt)
     opdef = get_op(node.op)
-    compulsory = opdef.bytes_read([v.type for v in node.inputs]) + opdef.bytes_written(node.type)
-    assert stat.dram_bytes >= compulsory
-    bound = roofline_cycles(chip, stat.flops, compulsory, stat.units)
-    assert stat.cycles >= bound
+    reads = opdef.bytes_read([v.type for v in node.inputs])
+    writes = opdef.bytes_written(node.type)
+    if chip.l2.present:  # the inputs are cold; a write-back L2 may keep the output on chip
+        assert stat.dram_bytes >= reads
+        assert stat.cycles >= roofline_cycles(chip, stat.flops, reads, stat.units)
+        assert stat.cycles >= (reads + writes) / chip.l2.bytes_per_cycle  # all cross the L2
+    else:
+        assert stat.dram_bytes >= reads + writes
+        assert stat.cycles >= roofline_cycles(chip, stat.flops, reads + writes, stat.units)
 
 
 def _per_op_cycles(n, reps=6):

@@ -150,3 +150,25 @@ def test_the_rule_applies_only_to_chips_with_sms():
     assert kernel_fits(graph, EDGE)(whole) and not kernel_fits(graph, GPU)(whole)
     assert EDGE.sm.count == 0 < GPU.sm.count
     assert len(reference_fusion(graph, GPU).groups) == 3
+
+
+def test_a_learners_partition_that_needs_a_grid_wide_barrier_is_refused_on_the_gpu():
+    """Any fusion pass, not only the reference, is held to the rule on a GPU: one kernel for
+    the whole MLP is refused with the two nodes named; the same partition compiles on edge-npu,
+    and the reference's partition compiles on the GPU."""
+    from chipsim.errors import PartitionError
+    from chipsim.passes.fusion import Partition
+
+    graph = mlp_256_512_512_10()
+    ops = tuple(i for i, n in enumerate(graph.nodes) if n.op != "constant")
+    everything = Partition((ops,))
+    with pytest.raises(PartitionError) as err:
+        cs.compile(graph, chip=GPU, fusion=lambda g, c: everything, simplify=False)
+    message = str(err.value)
+    producer, reader = grid_dependency(graph, everything.groups[0])
+    names = graph.names()
+    assert f"{names[graph.nodes[reader].output]} = matmul" in message
+    assert names[graph.nodes[producer].output] in message
+    assert "datacenter-gpu" in message and "different groups" in message
+    cs.compile(graph, chip=EDGE, fusion=lambda g, c: everything, simplify=False)
+    cs.compile(graph, chip=GPU)  # the reference obeys the rule

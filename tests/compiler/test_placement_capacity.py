@@ -57,3 +57,42 @@ def test_a_program_that_fits_dram_exactly_compiles():
     x = np.zeros((2048, 2048), np.float32)
     prog = cs.compile(lambda x: cs.relu(x) + 1, x, chip="edge-npu")
     assert prog.report.cycles > 0
+
+
+def _two_kernel_chain(n: int):
+    """``exp(x @ w1) @ w2``: two contractions, so two kernels on the GPU (grid-wide rule)."""
+    rng = np.random.default_rng(0)
+    b = GraphBuilder()
+    x = b.input((n, n), f32, "x")
+    w1, w2 = (b.const(rng.standard_normal((n, n)).astype(np.float32) / n) for _ in range(2))
+    h = b.op("exp", b.op("matmul", x, w1))
+    return b.build(b.op("matmul", h, w2))
+
+
+def test_on_a_chip_with_an_l2_kernels_pass_activations_through_dram_and_hit_the_cache():
+    """datacenter-gpu: no activation arena in shared memory (it does not outlive a kernel);
+    the intermediate goes to DRAM with the L2 as the reason, and the second kernel reads it
+    back from the L2 (hits), not from DRAM."""
+    from chipsim.passes.placement import arena_budget
+
+    chip = get_chip("datacenter-gpu")
+    graph = _two_kernel_chain(512)
+    prog = cs.compile(graph, chip=chip)
+    assert arena_budget(chip) == 0 and len(prog.kernels) == 2
+    slots = prog.placement.slots
+    mids = [s for s in slots.values() if s.role == "intermediate"]
+    assert mids and all(s.level == DRAM and "L2" in s.why for s in mids)
+    x = np.random.default_rng(1).standard_normal((512, 512)).astype(np.float32)
+    prog(x)
+    second = prog.report.kernels[1]
+    loads = [
+        r
+        for r in prog.report.records[second.first : second.stop]
+        if r.instr.opcode == "load" and r.traffic is not None
+    ]
+    hit = sum(r.traffic.hit for r in loads)
+    assert hit >= 512 * 512 * 4  # the whole 1 MiB intermediate came from the L2 (w2 is cold)
+    assert second.dram_bytes < sum(o.nbytes for r in loads for o in r.instr.srcs)
+    # edge-npu keeps the same intermediate in its SRAM arena, with no cache at all
+    npu = cs.compile(_two_kernel_chain(64), chip="edge-npu")
+    assert any(s.level == "sram" for s in npu.placement.slots.values() if s.role == "intermediate")

@@ -26,7 +26,9 @@ def test_datacenter_gpu_matches_a100_figures():
     assert c.tensor_flops_per_cycle * c.clock_hz == pytest.approx(312e12, rel=0.01)
     assert c.vector_flops_per_cycle * c.clock_hz == pytest.approx(19.5e12, rel=0.01)
     assert c.dram_bandwidth == pytest.approx(2.04e12, rel=0.02)
-    assert c.sram.capacity_bytes == 40 * 2**20
+    assert c.l2.capacity_bytes == 40 * 2**20 and c.l2.bytes_per_cycle > c.dram.bytes_per_cycle
+    # the SRAM is the SMs' shared memory summed: each block's budget is one SM's
+    assert c.sram.capacity_bytes == c.sm.count * c.sm.shared_bytes
     assert 5e-6 <= c.launch.eager_cycles / c.clock_hz <= 15e-6  # ATen dispatch, fitted
     assert c.launch.eager_cycles < c.launch.library < c.launch.compiled  # cuBLAS, torch.compile
     assert c.sm.count == 108 and c.sm.shared_bytes == 164 * 1024
