@@ -88,6 +88,7 @@ TOOLS: dict[str, str] = {
     "chipsim.passes.memory.plan:make_plan": "builds a MemoryPlan from offsets, as learners do",
     "chipsim.passes.fusion.capacity:max_tile_rows": "a tool the fusion notebook offers",
     "chipsim.hw.simulator:Simulator.cycles": "the simulator's clock",
+    "chipsim.hw.simulator:Simulator.warm": "an L2's state before a kernel is timed alone",
     "chipsim.codegen.feasibility:kernel_fits": "the code generator's capacity rule, a tool",
     "chipsim.codegen.feasibility:grid_dependency": "the GPU rule inside kernel_fits, a tool",
     "chipsim.codegen.feasibility:kernel_timer": "compile's kernel timer, like compile + simulate",
