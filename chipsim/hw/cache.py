@@ -13,7 +13,8 @@ DRAM, in lines of ``line_bytes``, least recently used out first:
 So a tensor one kernel writes and the next reads comes back at the L2's speed while it is
 recent enough to be among the last ``capacity_bytes`` used, and a stream larger than the
 cache pays DRAM bandwidth both ways. The cache only decides *times*: the values are always
-those of DRAM (it is write-back, and nothing else writes DRAM behind its back).
+those of DRAM. The host's uploads bypass it, and it forgets the lines they overwrite
+(:meth:`L2Cache.forget`).
 
 Residency is tracked per line (one bit each) in blocks of :data:`BLOCK_LINES` lines that share
 a stamp of the transfer that last used them (numpy arrays over the DRAM touched so far), and
