@@ -28,6 +28,7 @@ import hmac
 import json
 import os
 import secrets
+import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -68,7 +69,8 @@ def load_secret(path: str | Path) -> bytes:
     path = Path(path)
     if not path.exists() and not path.is_symlink():
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        # one temporary name per process *and thread*: graders may share a process
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "wb") as f:
             f.write(secrets.token_bytes(32))

@@ -85,6 +85,7 @@ def test_the_secret_is_created_private_once_and_never_through_a_link(tmp_path):
         t.start()
     for t in threads:
         t.join()
+    assert len(got) == 8  # every grader got it (none crashed on another's temporary file)
     assert len(set(got)) == 1 and len(got[0]) == 32  # eight graders at once: one secret
     assert path.stat().st_mode & 0o777 == 0o600
     path.chmod(0o644)
