@@ -175,6 +175,12 @@ class Chip:
             else:
                 known = ", ".join(["name", "clock_hz", "description", *_PARTS])
                 raise ChipConfigError(f"{source}: unknown field {key!r}; known fields: {known}")
+        l2 = top.get("l2")
+        if l2 is not None and l2.present and l2.bytes_per_cycle == 0:
+            raise ChipConfigError(
+                f"{source}: l2.bytes_per_cycle: a chip with an L2 cache (l2.capacity_bytes > 0) "
+                f"needs its bandwidth, a positive int; or set l2.capacity_bytes = 0 for no cache"
+            )
         return Chip(**top)
 
     @staticmethod

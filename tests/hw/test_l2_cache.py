@@ -178,6 +178,8 @@ def test_an_l2_section_is_read_from_a_chip_file():
     assert loaded.l2.present and loaded.l2.line_bytes == 128
     with pytest.raises(Exception, match="l2.ways"):
         Chip.from_dict({**data, "l2": {"ways": 16}})
+    with pytest.raises(Exception, match="l2.bytes_per_cycle"):  # a cache needs a bandwidth
+        Chip.from_dict({**data, "l2": {"capacity_bytes": 1 << 20}})
 
 
 def test_a_host_upload_into_a_reused_block_does_not_hit_the_old_tensors_lines():
