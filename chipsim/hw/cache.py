@@ -68,7 +68,6 @@ class Traffic(NamedTuple):
 
 #: Lines tracked together: a block's residency is one bit per line and one stamp (its LRU age).
 BLOCK_LINES = 32
-_FULL = (1 << BLOCK_LINES) - 1
 _POP16 = np.array([bin(i).count("1") for i in range(1 << 16)], dtype=np.int64)
 
 
@@ -164,7 +163,6 @@ class L2Cache:
         self._stamp = np.zeros(0, dtype=np.int64)  # per block: last transfer using it
         self._lines = np.zeros(0, dtype=np.int64)  # per block: mask of its lines on chip
         self._dirty = np.zeros(0, dtype=np.int64)  # per block: mask of its dirty lines
-        self._count = np.zeros(0, dtype=np.int64)  # per block: lines on chip (bits in _lines)
         self._log: deque[tuple[int, np.ndarray]] = deque()  # (stamp, blocks) oldest first
         self._clock = 0
         self.resident = 0  # lines on chip
@@ -175,7 +173,6 @@ class L2Cache:
             self._stamp = np.concatenate([self._stamp, np.zeros(extra, np.int64)])
             self._lines = np.concatenate([self._lines, np.zeros(extra, np.int64)])
             self._dirty = np.concatenate([self._dirty, np.zeros(extra, np.int64)])
-            self._count = np.concatenate([self._count, np.zeros(extra, np.int64)])
 
     def access(self, op: Operand, *, write: bool) -> Traffic:
         """Use ``op``'s DRAM bytes (``write``: a store) and say what that cost."""
@@ -187,9 +184,7 @@ class L2Cache:
         hits = int(_popcount(held & masks).sum()) if held.any() else 0
         self._clock += 1
         self._stamp[blocks] = self._clock
-        now = held | masks
-        self._lines[blocks] = now
-        self._count[blocks] = _popcount(now)
+        self._lines[blocks] = held | masks
         if write:
             self._dirty[blocks] |= masks
         self.resident += touched - hits
@@ -213,7 +208,7 @@ class L2Cache:
             head = blocks[: need + 64]  # a block holds >= 1 line: never more than `need` go
             alive = stamp[head] == when  # blocks used again belong to a later entry
             live = head[alive]
-            sizes = np.cumsum(self._count[live])
+            sizes = np.cumsum(_popcount(lines[live]))
             if sizes.size and sizes[-1] >= need:
                 take = int(np.searchsorted(sizes, need)) + 1  # the fewest oldest enough
                 rest = blocks[int(np.flatnonzero(alive)[take - 1]) + 1 :]
@@ -230,7 +225,6 @@ class L2Cache:
                 stamp[out] = 0
                 lines[out] = 0
                 self._dirty[out] = 0
-                self._count[out] = 0
         return dirty_out
 
     def forget(self, op: Operand) -> None:
@@ -241,12 +235,11 @@ class L2Cache:
         blocks, masks = blocks[blocks < self._lines.size], masks[blocks < self._lines.size]
         if blocks.size == 0:
             return
-        kept = self._lines[blocks] & ~masks
-        self.resident -= int(self._count[blocks].sum())
+        held = self._lines[blocks]
+        self.resident -= int(_popcount(held & masks).sum())
+        kept = held & ~masks
         self._lines[blocks] = kept
         self._dirty[blocks] &= ~masks
-        self._count[blocks] = _popcount(kept)
-        self.resident += int(self._count[blocks].sum())
         self._stamp[blocks[kept == 0]] = 0
 
     def holds(self, op: Operand) -> float:

@@ -105,7 +105,7 @@ class DRAM:
 
 @dataclass(frozen=True, slots=True)
 class SRAM:
-    """On-chip scratchpad (or last-level cache on a GPU): small, fast."""
+    """On-chip scratchpad, small and fast (on a GPU: the SMs' shared memory, summed)."""
 
     capacity_bytes: int = 512 * 2**10
     bytes_per_cycle: int = 128

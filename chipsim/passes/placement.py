@@ -95,12 +95,10 @@ _WORDS = (
     N_("an input returned as it is"),
     N_("read by one kernel that streams it tile by tile, as eager mode does"),
     N_("not read by any kernel"),
-    N_("kernels pass it through DRAM; the L2 cache keeps it on chip while it is recent"),
-    N_("the host writes it to DRAM; kernels read it through the L2 cache"),
 )
 #: Why an activation is in DRAM on a chip with an L2 cache.
-_THROUGH_L2 = "kernels pass it through DRAM; the L2 cache keeps it on chip while it is recent"
-_HOST_THROUGH_L2 = "the host writes it to DRAM; kernels read it through the L2 cache"
+_THROUGH_L2 = N_("kernels pass it through DRAM; the L2 cache keeps it on chip while it is recent")
+_HOST_THROUGH_L2 = N_("the host writes it to DRAM; kernels read it through the L2 cache")
 #: Reasons with numbers in them: English templates, filled in by :func:`_slot`.
 _WHY = {
     "inside": N_("its plan slot ends at {end:,} B, inside {share:.0%} of SRAM"),

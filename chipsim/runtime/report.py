@@ -121,13 +121,13 @@ class Report:
             ins = r.instr
             busy[ins.unit] += r.end - r.start
             for o in (*ins.srcs, *ins.dsts):
-                moved[o.level] += o.nbytes
+                if o.level != "dram" or r.traffic is None:  # via an L2: counted below
+                    moved[o.level] += o.nbytes
                 peak[o.level] = max(peak[o.level], o.byte_range()[1])
                 if ins.unit in _COMPUTE:
                     moved["reg"] += o.nbytes  # compute units read and write via registers
-            if r.traffic is not None:  # through an L2: its hits are on-chip bytes, not DRAM's
-                dram = sum(o.nbytes for o in (*ins.srcs, *ins.dsts) if o.level == "dram")
-                moved["dram"] += r.traffic.dram_bytes - dram
+            if r.traffic is not None:  # through an L2: DRAM moved only misses and write-backs;
+                moved["dram"] += r.traffic.dram_bytes  # the hits are on-chip (L2) bytes
                 moved["sram"] += r.traffic.hit
             if ins.unit in ("tensor", "mac"):
                 macs += ins.flops // 2
