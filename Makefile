@@ -18,6 +18,9 @@ LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 # Kernels started from the venv read it (.venv/etc/ipython/): no TCP warning per chapter.
 KERNEL_CONFIG_SRC := config/ipython_kernel_config.py
 
+# ME travels through the environment, never spliced into the shell: any name is safe here.
+grade-mine: export GRADE_MINE_ME = $(ME)
+
 .PHONY: help setup book translations test lint lab chapter exercises grade grade-mine feedback leaderboard demo-submissions clean
 
 help:  ## list the targets
@@ -71,9 +74,8 @@ chapter: $(STAMP)  ## build one chapter as the book renders it: make chapter CH=
 	@test -n "$(CH)" || { echo "usage: make chapter CH=book/<file>.md"; exit 2; }
 	python book/_ext/chapter.py $(CH)
 
-exercises: $(STAMP)  ## regenerate exercises/ from solutions/ (nbgrader generate_assignment)
-	nbgrader generate_assignment fusion --force
-	nbgrader generate_assignment memory_planning --force
+exercises: $(STAMP)  ## regenerate the release from solutions/ and publish it to exercises/ (never over your edits)
+	python -m chipsim.grading.cli release
 
 # Instructor: autograde gradebook/submitted in parallel (the demo learners when it is empty),
 # each notebook in a sandboxed kernel of its own; only changed submissions are regraded.
@@ -86,19 +88,13 @@ SHARD ?=
 grade: $(STAMP)  ## autograde new and changed submissions in the sandbox; gradebook/grades.csv
 	python -m chipsim.grading.cli grade $(if $(SHARD),--shard $(SHARD)) $(GRADE_FLAGS)
 
-# Learners on their own: grade your notebooks in exercises/ (as student $(ME)) and write their
-# feedback pages; nothing else in gradebook/submitted is needed. Your own notebooks are
-# trusted, so a machine that cannot sandbox kernels grades them unsandboxed.
+# Learners on their own: grade the notebooks you worked on (my-work/ or exercises/; the
+# command says which) as learner $(ME), and write your feedback pages. Your notebooks are
+# read, never written. They are yours and trusted: a machine that cannot sandbox kernels
+# grades them unsandboxed (and says so).
 ME ?= me
-grade-mine: $(STAMP)  ## grade your own exercises/ notebooks; feedback in gradebook/feedback/$(ME)/
-	for a in fusion memory_planning; do \
-	  mkdir -p gradebook/submitted/$(ME)/$$a; \
-	  cp exercises/$$a/$$a.ipynb gradebook/submitted/$(ME)/$$a/$$a.ipynb; \
-	done
-	python -m chipsim.grading.cli grade --no-demo --unsafe-no-sandbox $(GRADE_FLAGS)
-	python -m chipsim.grading.cli feedback
-	@echo "Your feedback: gradebook/feedback/$(ME)/fusion/fusion.html and" \
-	  "gradebook/feedback/$(ME)/memory_planning/memory_planning.html"
+grade-mine: $(STAMP)  ## grade your own notebooks (my-work/ or exercises/); feedback in gradebook/feedback/<you>/
+	python -m chipsim.grading.cli mine --me "$$GRADE_MINE_ME" $(GRADE_FLAGS)
 
 feedback: $(STAMP)  ## HTML feedback (with pictures) per student under gradebook/feedback/
 	python -m chipsim.grading.cli feedback

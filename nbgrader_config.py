@@ -3,10 +3,14 @@
 Layout (all paths relative to the course root, the folder holding this file):
 
 * ``solutions/<assignment>/<notebook>.ipynb`` — the source, with solutions and hidden tests;
-* ``exercises/<assignment>/`` — the released student version (``nbgrader generate_assignment``);
-* ``gradebook/`` — everything produced while grading, git-ignored: ``submitted/``,
-  ``autograded/``, ``feedback/`` and the sqlite gradebook ``gradebook.db`` (or the database
-  ``GRADEBOOK_URL`` names).
+* ``gradebook/release/<assignment>/`` — nbgrader's release folder: the student version
+  (``nbgrader generate_assignment``), regenerated whenever grading needs it. It is the
+  grader's own: no learner works there;
+* ``exercises/<assignment>/`` — the committed copy of the release that learners start from
+  (``make exercises`` publishes it, and refuses to overwrite a learner's edits);
+* ``gradebook/`` — everything produced while grading, git-ignored: ``release/``,
+  ``submitted/``, ``autograded/``, ``feedback/`` and the sqlite gradebook ``gradebook.db``
+  (or the database ``GRADEBOOK_URL`` names).
 
 Autograding recomputes every chipsim score outside the learner's kernel: the preprocessor
 ``chipsim.grading.nbgrader_rescore.RescoreAnswers`` runs after ``Execute`` and before
@@ -39,23 +43,28 @@ from chipsim.grading.gradebook_db import configured_url
 from chipsim.grading.local_exchange import from_environment
 from chipsim.grading.nbgrader_rescore import RescoreAnswers
 from chipsim.grading.sandbox import lock_down
-from chipsim.grading.sanitize import RestoreTestCells
+from chipsim.grading.sanitize import RememberLanguage, RestoreTestCells
 
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 GRADEBOOK = os.path.join(ROOT, "gradebook")
 os.makedirs(GRADEBOOK, exist_ok=True)  # nbgrader needs the database's folder to exist
-if os.geteuid() == 0:  # sandboxed kernels run as nobody: keep sources and grades private
-    lock_down(ROOT)
+lock_down(ROOT)  # solutions/ and gradebook/: the instructor's alone, as root or not
 
 c.CourseDirectory.course_id = "chipsim-ch4"
 c.CourseDirectory.root = ROOT
 c.CourseDirectory.source_directory = "solutions"
-c.CourseDirectory.release_directory = "exercises"
+c.CourseDirectory.release_directory = "gradebook/release"  # never where a learner works
 c.CourseDirectory.submitted_directory = "gradebook/submitted"
 c.CourseDirectory.autograded_directory = "gradebook/autograded"
 c.CourseDirectory.feedback_directory = "gradebook/feedback"
+# Feedback pages: learner-made HTML sanitised, and a policy that lets no script run
+# (chipsim.grading.feedback_page).
+c.GenerateFeedback.exporter_class = "chipsim.grading.feedback_page.SafeFeedbackExporter"
+# Collecting from a hub's exchange copies submissions without following links (a learner's
+# link to the solution or the secret is refused, never copied with the instructor's rights).
+c.ExchangeFactory.collect = "chipsim.grading.collect.SafeCollect"
 # The secret the hidden instances are drawn from: one per course run (per gradebook).
 c.HiddenInstances.secret_file = os.path.join(GRADEBOOK, "hidden_instances.key")
 # `make lab` on a learner's own machine: a project-local exchange (gradebook/exchange), created
@@ -83,6 +92,7 @@ c.ClearMetadataPreprocessor.preserve_nb_metadata_mask = {("language_info", "name
 
 # A learner's edits to test cells (metadata, deletion) are undone before nbgrader checks them.
 c.Autograde.sanitize_preprocessors = [
+    RememberLanguage,
     ClearOutput,
     DeduplicateIds,
     RestoreTestCells,

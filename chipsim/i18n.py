@@ -7,9 +7,11 @@ The book's prose is translated by Sphinx from ``locales/``. Text that *code* mak
 ``tr("...")`` of chipsim and of the chapters' code cells into it).
 
 The language is the first of: the innermost :func:`use_language` block, the last
-:func:`set_language` call, the ``CHIPSIM_LANG`` environment variable (the Chinese edition of the
-book sets it for the kernels that run its chapters), English. A message with no translation, or
-whose translation is outdated (marked fuzzy), stays English.
+:func:`set_language` call, the ``CHIPSIM_LANG`` environment variable (each edition of the book
+sets it for the kernels that run its chapters), the locale (``LC_ALL``, ``LC_MESSAGES``,
+``LANG``, ``LANGUAGE``) when it names a language chipsim speaks, English. So a learner whose
+system speaks Chinese gets Chinese figures and feedback without a call. A message with no
+translation, or whose translation is outdated (marked fuzzy), stays English.
 
 Example:
     >>> from chipsim.i18n import tr, use_language
@@ -86,6 +88,10 @@ def normalize(language: str, *, source: str = "language") -> str:
     )
 
 
+#: The locale variables, in the order the C library reads them for messages.
+LOCALE_VARS = ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE")
+
+
 def current_language() -> str:
     """The language :func:`tr` translates into now (see the module docstring for the order)."""
     scoped = _scoped.get()
@@ -94,7 +100,25 @@ def current_language() -> str:
     if _chosen is not None:
         return _chosen
     env = os.environ.get(ENV_VAR)
-    return normalize(env, source=f"${ENV_VAR}") if env else ENGLISH
+    return normalize(env, source=f"${ENV_VAR}") if env else locale_language()
+
+
+def locale_language(environ: dict[str, str] | None = None) -> str:
+    """The language the locale names, if chipsim speaks it; English otherwise.
+
+    Example:
+        >>> locale_language({"LANG": "zh_CN.UTF-8"}), locale_language({"LANG": "de_DE.UTF-8"})
+        ('zh_CN', 'en')
+        >>> locale_language({"LC_ALL": "C.UTF-8", "LANG": "zh_CN.UTF-8"})  # LC_ALL decides
+        'en'
+    """
+    env = os.environ if environ is None else environ
+    value = next((env[v] for v in LOCALE_VARS if env.get(v)), "")
+    tag = value.split(":")[0].split(".")[0].split("@")[0]
+    try:
+        return normalize(tag)
+    except ValueError:
+        return ENGLISH
 
 
 def set_language(language: str | None) -> None:

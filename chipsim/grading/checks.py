@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import math
 import warnings
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -25,7 +26,7 @@ import numpy as np
 from chipsim.errors import ChipsimError
 from chipsim.grading.answer import graph_fingerprint, records_fingerprint
 from chipsim.grading.problems import ALIGNMENT, CHIP, Instance, Part, get_part
-from chipsim.grading.scoring import InstanceScore, credit
+from chipsim.grading.scoring import BASELINE_CREDIT, InstanceScore, credit
 from chipsim.i18n import tr
 
 #: Tolerances of the numerical-equivalence check, relative to the output's scale: a valid
@@ -83,9 +84,19 @@ def fusion_strategy(name: str, graph: Any) -> Any:
     raise KeyError(f"unknown fusion strategy {name!r}")
 
 
+#: The memory challenge's reference: the search planner with a fixed budget of work (units
+#: of search nodes and placements), so the reference is the same plan on every machine.
+SEARCH_EFFORT = 100_000
+
+
 def plan_strategy(name: str, records: Any) -> Any:
+    """The plan a named planner gives (``search``: with :data:`SEARCH_EFFORT`, no clock)."""
     from chipsim.passes.memory import get_planner
 
+    if name == "search":
+        from chipsim.passes.memory.search import search
+
+        return search(records, alignment=ALIGNMENT, effort=SEARCH_EFFORT, time_limit=1e9)
     return get_planner(name)(records, alignment=ALIGNMENT)
 
 
@@ -103,38 +114,45 @@ def baseline(part_id: str, instance_id: str, seed: int | None = None) -> dict[st
     part = get_part(part_id)
     inst = part.instance(instance_id)
     obj = built(part_id, instance_id, seed)
+    simple = (part.baseline,) if part.baseline else ()
     if inst.kind == "fusion":
-        progs = {n: compile_with(obj, fusion_strategy(n, obj)) for n in part.reference}
-        best = min(progs, key=lambda n: (progs[n].report.cycles, part.reference.index(n)))
+        progs = {n: compile_with(obj, fusion_strategy(n, obj)) for n in (*part.reference, *simple)}
+        best = min(part.reference, key=lambda n: (progs[n].report.cycles, part.reference.index(n)))
         naive = compile_with(obj).report.cycles
-        return {"reference": progs[best].report.cycles, "naive": naive, "shown": progs[best]}
+        out = {"reference": progs[best].report.cycles, "naive": naive, "shown": progs[best]}
+        return out | ({"baseline": progs[part.baseline].report.cycles} if simple else {})
     if inst.kind == "plan":
         records = plan_records(obj)
-        plans = {n: plan_strategy(n, records) for n in part.reference}
+        plans = {n: plan_strategy(n, records) for n in (*part.reference, *simple)}
         progs = {n: compile_with(obj, plan=p) for n, p in plans.items()}
-        best = min(progs, key=lambda n: (progs[n].report.cycles, part.reference.index(n)))
+        best = min(part.reference, key=lambda n: (progs[n].report.cycles, part.reference.index(n)))
         naive = compile_with(obj, plan=plan_strategy("naive", records)).report.cycles
-        return {
+        out = {
             "reference": progs[best].report.cycles,
             "naive": naive,
             "shown": progs[best],
             "records": records,
         }
+        return out | ({"baseline": progs[part.baseline].report.cycles} if simple else {})
     if inst.kind == "arena":
-        plans = [plan_strategy(n, obj) for n in part.reference]
-        best = min(plans, key=lambda p: p.arena_size)
-        return {
+        plans = {n: plan_strategy(n, obj) for n in (*part.reference, *simple)}
+        best = min((plans[n] for n in part.reference), key=lambda p: p.arena_size)
+        out = {
             "reference": best.arena_size,
             "naive": plan_strategy("naive", obj).arena_size,
             "lower_bound": best.lower_bound,
             "shown": best,
         }
+        return out | ({"baseline": plans[part.baseline].arena_size} if simple else {})
     raise KeyError(f"instance kind {inst.kind!r} has no baseline")
 
 
 # -- the checks ----------------------------------------------------------------------------
 def score_instance(part: Part, inst: Instance, answer: Any) -> InstanceScore:
-    """Score one instance's answer; never raises for a bad answer (it scores 0 instead)."""
+    """Score one instance's answer; never raises for a bad answer (it scores 0 instead).
+
+    The answer is a learner's data, whatever its shape: a field of the wrong type is an
+    invalid answer with a message naming it, never an error that stops the grader."""
     if not isinstance(answer, dict):
         return InstanceScore(inst.id, 0.0, tr("no answer for this instance"))
     if "error" in answer:
@@ -145,9 +163,27 @@ def score_instance(part: Part, inst: Instance, answer: Any) -> InstanceScore:
         warnings.simplefilter("ignore")  # nothing may reach stderr in a graded cell
         try:
             return check(part, inst, answer)
-        except (ChipsimError, KeyError, TypeError, ValueError, IndexError) as exc:
-            why = tr("invalid answer: {error}", error=f"{type(exc).__name__}: {exc}")
+        except (ChipsimError, KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+            why = tr("invalid answer: {error}", error=f"{type(exc).__name__}: {str(exc)[:300]}")
             return InstanceScore(inst.id, 0.0, why, invalid=True)
+
+
+def field(answer: dict, key: str, kind: type | tuple[type, ...]) -> Any:
+    """``answer[key]``, which must be of ``kind`` (a :class:`SerializationError` naming the
+    field otherwise)."""
+    from chipsim.errors import SerializationError
+
+    value = answer.get(key)
+    if not isinstance(value, kind) or isinstance(value, bool) and bool not in _types(kind):
+        names = " or ".join(t.__name__ for t in _types(kind))
+        raise SerializationError(
+            f'"{key}" must be {names}, not {type(value).__name__}: return what the part asks for'
+        )
+    return value
+
+
+def _types(kind: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)
 
 
 def _classify(part: Part, inst: Instance, answer: dict) -> InstanceScore:
@@ -157,8 +193,8 @@ def _classify(part: Part, inst: Instance, answer: dict) -> InstanceScore:
     from chipsim.passes.fusion import can_fuse
 
     items = built(part.id, inst.id, inst.seed)
-    patterns = answer.get("patterns") or {}
-    given = {(p, c): v for p, c, v in answer.get("may_fuse") or []}
+    patterns = field(answer, "patterns", dict)
+    given = {(str(p), str(c)): v for p, c, v in field(answer, "may_fuse", list)}
     wrong = []
     truth_ops = {op: str(get_op(op).pattern) for op in items["ops"]}
     right_ops = sum(patterns.get(op) == t for op, t in truth_ops.items())
@@ -237,14 +273,22 @@ def _fusion(part: Part, inst: Instance, answer: dict) -> InstanceScore:
     graph = built(part.id, inst.id, inst.seed)
     if answer.get("graph") != graph_fingerprint(graph):
         return InstanceScore(inst.id, 0.0, tr("this answer is for a different graph"), invalid=True)
-    partition = Partition(answer["groups"])
+    partition = Partition(field(answer, "groups", list))
     validate_partition(graph, partition)
     prog = compile_with(graph, partition)
     bad = _mismatch(graph, prog)
     if bad:
         return InstanceScore(inst.id, 0.0, bad, invalid=True)
     base = baseline(part.id, inst.id, inst.seed)
-    return _timed(inst, prog.report.cycles, base, "cycles", (prog, base["shown"]))
+    score = _timed(part, inst, prog.report.cycles, base, "cycles", (prog, base["shown"]))
+    same = sorted(map(sorted, partition.groups)) == sorted(
+        map(sorted, base["shown"].partition.groups)
+    )
+    score = replace(score, matches_reference=same)
+    if score.fraction < 1.0:
+        why = slower_kernel(prog, base["shown"])
+        score = replace(score, message=f"{score.message}. {why}" if why else score.message)
+    return score
 
 
 def _plan_kind(part: Part, inst: Instance, answer: dict) -> InstanceScore:
@@ -255,14 +299,16 @@ def _plan_kind(part: Part, inst: Instance, answer: dict) -> InstanceScore:
     bad = _mismatch(graph, prog)
     if bad:
         return InstanceScore(inst.id, 0.0, bad, invalid=True)
-    return _timed(inst, prog.report.cycles, base, "cycles", (prog, base["shown"]))
+    score = _timed(part, inst, prog.report.cycles, base, "cycles", (prog, base["shown"]))
+    return replace(score, matches_reference=dict(plan.offsets) == dict(base["shown"].plan.offsets))
 
 
 def _arena(part: Part, inst: Instance, answer: dict) -> InstanceScore:
     records = built(part.id, inst.id, inst.seed)
     plan = _plan_from(answer, records)
     base = baseline(part.id, inst.id, inst.seed)
-    return _timed(inst, plan.arena_size, base, "bytes", (plan, base["shown"]))
+    score = _timed(part, inst, plan.arena_size, base, "bytes", (plan, base["shown"]))
+    return replace(score, matches_reference=dict(plan.offsets) == dict(base["shown"].offsets))
 
 
 def _first_fit(part: Part, inst: Instance, answer: dict) -> InstanceScore:
@@ -286,7 +332,7 @@ def _liveness(part: Part, inst: Instance, answer: dict) -> InstanceScore:
     truth = {
         (r.id, r.size, r.first, r.last) for r in liveness(graph, [graph.nodes[i] for i in order])
     }
-    given = [tuple(row) for row in answer["records"]]
+    given = [tuple(row) for row in field(answer, "records", list)]
     right = len(truth & set(given))
     total = max(len(truth), len(given))
     missing = sorted(truth - set(given))
@@ -329,7 +375,9 @@ def _plan_from(answer: dict, records: list) -> Any:
     if answer.get("records") != records_fingerprint(records):
         raise PlanError("this plan is for different tensors than the instance's records")
     offsets = answer.get("offsets")
-    if not isinstance(offsets, dict):
+    if not isinstance(offsets, dict) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in offsets.values()
+    ):
         raise PlanError('"offsets" must map each tensor id to an int')
     return validate_plan(MemoryPlan(tuple(records), offsets, ALIGNMENT, "yours"))
 
@@ -360,21 +408,27 @@ def _mismatch(graph: Any, prog: Any) -> str:
     return ""
 
 
-def _timed(inst: Instance, theirs: int, base: dict, unit: str, shown: tuple) -> InstanceScore:
-    ref, naive = base["reference"], base["naive"]
-    frac = credit(theirs, ref, naive)
+def _timed(
+    part: Part, inst: Instance, theirs: int, base: dict, unit: str, shown: tuple
+) -> InstanceScore:
+    ref, naive, simple = base["reference"], base["naive"], base.get("baseline")
+    frac = credit(theirs, ref, naive, baseline=simple, slack=part.slack)
     numbers = {"theirs": int(theirs), "reference": int(ref), "naive": int(naive)}
     if "lower_bound" in base:
         numbers["lower_bound"] = int(base["lower_bound"])
+    if simple is not None:
+        numbers["baseline"] = int(simple)
     unit = tr("cycles") if unit == "cycles" else tr("bytes")
-    if theirs <= ref:
+    if frac >= 1.0:
         how = tr(
             "at or below the reference: full credit ({theirs:,} <= {ref:,} {unit})",
             theirs=theirs,
             ref=ref,
             unit=unit,
-        )
-    elif naive <= ref or theirs >= naive:
+        ) if theirs <= ref else tr(
+            "within {slack:.0%} of the reference: full credit", slack=part.slack
+        )  # fmt: skip
+    elif frac <= 0.0:
         how = tr(
             "no better than the naive baseline ({theirs:,} >= {naive:,} {unit})",
             theirs=theirs,
@@ -382,19 +436,63 @@ def _timed(inst: Instance, theirs: int, base: dict, unit: str, shown: tuple) -> 
             unit=unit,
         )
     else:
-        how = f"({naive:,} - {theirs:,}) / ({naive:,} - {ref:,}) = {frac:.3f}"
-    lb = ""
+        how = tr("{fraction:.1%} of the way from naive to the reference", fraction=frac)
+    extra = ""
+    if simple is not None:
+        extra += tr(", {name} {value:,} (earns {share:.0%})", name=part.baseline, value=simple,
+                    share=BASELINE_CREDIT)  # fmt: skip
     if "lower_bound" in numbers:
-        lb = tr(", lower bound {bound:,}", bound=numbers["lower_bound"])
+        extra += tr(", lower bound {bound:,}", bound=numbers["lower_bound"])
     msg = tr(
         "yours {theirs:,} {unit}, reference {ref:,}, naive {naive:,}{lb}: {how}",
         theirs=theirs,
         unit=unit,
         ref=ref,
         naive=naive,
-        lb=lb,
+        lb=extra,
         how=how,
     )
     if not math.isfinite(frac):
         frac = 0.0
     return InstanceScore(inst.id, frac, msg, numbers, shown)
+
+
+def slower_kernel(theirs: Any, reference: Any) -> str:
+    """Why a partition is slower than the reference's, in one sentence: its slowest kernel
+    that the reference does not have, how it is tiled, and the SRAM it had for its tiles."""
+    from chipsim.codegen.planning import plan_kernel
+
+    chip = _chip()
+    ref_groups = {frozenset(g) for g in reference.partition.groups}
+    mine = [
+        (stat.cycles, spec, group)
+        for spec, group, stat in zip(
+            theirs.kernels, theirs.partition.groups, theirs.report.kernels, strict=False
+        )
+        if frozenset(group) not in ref_groups
+    ]
+    if not mine:
+        return ""
+    cycles, spec, group = max(mine, key=lambda m: m[0])
+    kp = plan_kernel(spec, chip)
+    head = tr("Your kernel {name} ({n} ops) takes {cycles:,} cycles", name=spec.name,
+              n=len(group), cycles=cycles)  # fmt: skip
+    if kp.mode == "spill":
+        return head + tr(
+            ": not even one row of its tensors fits the SRAM, so its intermediates go to DRAM "
+            "and back ({bytes:,} B of DRAM scratch). Split it where a tensor is large.",
+            bytes=kp.scratch_bytes,
+        )
+    if kp.mode == "blocked":
+        return head + tr(": it runs as {tiles} blocks of its contraction.", tiles=kp.tiles)
+    ref_rows = [plan_kernel(k, chip).rows_per_tile for k in reference.kernels]
+    return head + tr(
+        ": its tiles hold everything its {n} ops touch, {bytes:,} B of SRAM for {rows} row(s) "
+        "at a time ({tiles} tiles), where the reference's kernels work on up to {ref_rows} rows "
+        "per tile. A kernel that keeps too much on chip gets thin tiles: fuse less there.",
+        n=len(group),
+        bytes=kp.sram_bytes,
+        rows=kp.rows_per_tile,
+        tiles=kp.tiles,
+        ref_rows=max(ref_rows, default=kp.rows_per_tile),
+    )

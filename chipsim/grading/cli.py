@@ -17,18 +17,29 @@ when every shard has finished, one plain ``grade`` (which regrades nothing) expo
 
 ``python -m chipsim.grading.cli feedback`` runs ``nbgrader generate_feedback`` for every
 assignment and checks that each HTML page carries its pictures.
+
+``python -m chipsim.grading.cli release`` (``make exercises``) generates the release into the
+grader's own folder and publishes it to ``exercises/``, refusing to overwrite a learner's
+edits (:mod:`.release`).
+
+``python -m chipsim.grading.cli mine --me NAME`` (``make grade-mine``) grades a learner's own
+notebooks: for each assignment the one they worked on (``my-work/`` or ``exercises/``, said
+which), copied, never written; then their feedback pages.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 from pathlib import Path
 
 from chipsim.errors import ChipsimError
-from chipsim.grading import parallel, report
+from chipsim.grading import files, parallel, release, report
 from chipsim.grading.gradebook_db import db_url, describe
+from chipsim.grading.jobs import check_student_id
+from chipsim.grading.problems import ASSIGNMENTS
 from chipsim.grading.sandbox import sandbox_mode, why_no_sandbox
 from chipsim.grading.shards import Shard
 
@@ -63,10 +74,13 @@ def grade(args: argparse.Namespace) -> int:
         if n:
             print(f"gradebook/submitted was empty: copied {n} demo submissions")
     extra += [f"--GuardedExecute.timeout={args.timeout}"] if args.timeout else []
+    notebook_seconds = getattr(args, "notebook_seconds", 0)
+    extra += [f"--GuardedExecute.notebook_seconds={notebook_seconds}"] if notebook_seconds else []
     try:
         run = parallel.grade_all(
-            course, workers=args.workers, force=args.force, extra=extra, shard=shard
-        )
+            course, workers=args.workers, force=args.force, extra=extra, shard=shard,
+            seconds=getattr(args, "seconds", None) or None,
+        )  # fmt: skip
     except ChipsimError as exc:
         print(f"grading stopped: {exc}", file=sys.stderr)
         return 1
@@ -126,6 +140,58 @@ def write_flags(course: Path) -> int:
     return len(rows)
 
 
+def publish_release(args: argparse.Namespace) -> int:
+    """``make exercises``: generate the release, then publish it to ``exercises/``."""
+    course = Path(args.course).resolve()
+    names = args.assignments or list(ASSIGNMENTS)
+    for name in names:
+        cmd = parallel.nbgrader_command(course, "generate_assignment", name, "--force")
+        done = parallel._run(course, cmd, None)
+        if done.returncode != 0:
+            print(done.stdout + done.stderr, file=sys.stderr)
+            return 1
+    try:
+        written = release.publish(course, names)
+    except release.LearnerFilesError as exc:
+        print(f"make exercises: {exc}", file=sys.stderr)
+        return 2
+    print("released:", ", ".join(written))
+    return 0
+
+
+def grade_mine(args: argparse.Namespace) -> int:
+    """``make grade-mine``: grade the learner's own notebooks; never write them."""
+    course = Path(args.course).resolve()
+    try:
+        me = check_student_id(args.me)
+    except ChipsimError as exc:
+        print(f"make grade-mine: {exc}", file=sys.stderr)
+        return 2
+    chosen = [c for c in release.learner_notebooks(course, ASSIGNMENTS) if c.path is not None]
+    if not chosen:
+        print("make grade-mine: no notebook found in my-work/ or exercises/", file=sys.stderr)
+        return 2
+    for choice in chosen:  # a copy of the learner's folder, links and special files left out
+        target = course / "gradebook" / "submitted" / me / choice.assignment
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        copied = files.copy_tree(choice.path.parent, target, skip=(".ipynb",), dotfiles=False)
+        shutil.copyfile(choice.path, target / f"{choice.assignment}.ipynb")
+        print(f"{choice.assignment}: {choice.why}")
+        for why in copied.skipped:
+            print(f"  not copied: {why}")
+    args.no_demo, args.shard = True, ""
+    code = grade(args)
+    if code not in (0, 1):
+        return code
+    feedback_code = feedback(args)
+    for choice in chosen:
+        page = course / "gradebook" / "feedback" / me / choice.assignment
+        print(f"Your feedback on {choice.assignment}: {page / (choice.assignment + '.html')}")
+    return code or feedback_code
+
+
 def feedback(args: argparse.Namespace) -> int:
     course = Path(args.course).resolve()
     jobs = parallel.find_jobs(course)
@@ -158,7 +224,13 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--force", action="store_true", help="regrade graded notebooks")
     g.add_argument("--no-demo", action="store_true", help="do not copy the demo submissions")
     g.add_argument("--timeout", type=int, default=0, help="seconds per cell (default: config)")
-    g.add_argument("--memory-gib", type=int, default=4, help="address space per kernel")
+    g.add_argument(
+        "--memory-gib", type=int, default=4, help="memory per kernel (all its processes)"
+    )
+    g.add_argument("--notebook-seconds", type=int, default=0,
+                   help="wall-clock seconds per notebook (default: config, 1200)")  # fmt: skip
+    g.add_argument("--seconds", type=float, default=0,
+                   help="time budget of this run: no notebook starts after it")  # fmt: skip
     g.add_argument(
         "--shard",
         default=os.environ.get("SHARD", ""),
@@ -171,8 +243,24 @@ def main(argv: list[str] | None = None) -> int:
     )
     f = sub.add_parser("feedback", help="nbgrader generate_feedback for every assignment")
     f.add_argument("--course", default=".")
+    r = sub.add_parser("release", help="generate the release and publish it to exercises/")
+    r.add_argument("--course", default=".")
+    r.add_argument("assignments", nargs="*", help="default: every assignment")
+    m = sub.add_parser("mine", help="grade your own notebooks and write your feedback")
+    m.add_argument("--course", default=".")
+    m.add_argument("--me", default="me", help="your name in the gradebook (default: me)")
+    for name, kwargs in (("--workers", {"type": int, "default": None}),
+                         ("--timeout", {"type": int, "default": 0}),
+                         ("--memory-gib", {"type": int, "default": 4})):  # fmt: skip
+        m.add_argument(name, **kwargs)
+    m.add_argument("--force", action="store_true")
+    m.add_argument("--unsafe-no-sandbox", action="store_true", help="(implied: your own work)")
     args = ap.parse_args(argv)
-    return grade(args) if args.command == "grade" else feedback(args)
+    if args.command == "mine":
+        args.unsafe_no_sandbox = True  # a learner's own notebooks: trusted
+        return grade_mine(args)
+    commands = {"grade": grade, "feedback": feedback, "release": publish_release}
+    return commands[args.command](args)
 
 
 if __name__ == "__main__":

@@ -2,10 +2,15 @@
 
 Each notebook runs in a kernel of its own inside the sandbox (:mod:`.sandbox`,
 :mod:`.sandbox_launch`): its own namespaces and identity, the grading view of chipsim
-(:mod:`.view`, without the reference passes) and the hidden instances' seeds of this course
-run (:mod:`.hidden`). When the machine allows no sandbox, grading stops with a message
-saying what to do, unless the instructor set :attr:`GuardedExecute.allow_unsandboxed` (then
-the notebook's own kernel runs it, with no isolation, and every grade says so in the log).
+(:mod:`.view`, without the reference passes), and in its working folder the submission's own
+plain files (a ``helpers.py`` beside the notebook; :mod:`.files`: no links, at most
+16 MiB) and the data of the hidden instances drawn for this submission (:mod:`.hidden`,
+:mod:`.problem_data`: never a seed). The feedback is written in the learner's language: the
+one their own kernel recorded in the notebook they handed in (:mod:`.sanitize`).
+
+When the machine allows no sandbox, grading stops with a message saying what to do, unless
+the instructor set :attr:`GuardedExecute.allow_unsandboxed` (then the notebook's own kernel
+runs it, with no isolation, and every grade says so in the log).
 
 A learner's cell that runs past :attr:`~GuardedExecute.timeout` seconds gets an error output
 and grading moves on:
@@ -31,7 +36,11 @@ Configure it in ``nbgrader_config.py``::
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
 import signal
+import tempfile
+from pathlib import Path
 from queue import Empty
 from time import monotonic
 from typing import Any
@@ -45,8 +54,19 @@ from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer
 
 from chipsim.errors import ChipsimError
+from chipsim.grading import files, problem_data
+from chipsim.grading.hidden import configured, submission_key
 from chipsim.grading.outputs import MAX_DEPTH, OutputBudget, depth, note
-from chipsim.grading.sandbox import KERNEL_NAME, KernelRun, Limits, sandbox_mode, why_no_sandbox
+from chipsim.grading.problems import ASSIGNMENTS, PARTS
+from chipsim.grading.sandbox import (
+    HOME,
+    KERNEL_NAME,
+    KernelRun,
+    Limits,
+    sandbox_mode,
+    why_no_sandbox,
+)
+from chipsim.i18n import ENV_VAR as LANGUAGE_ENV
 
 #: Kernel messages that carry output data (which may nest without limit).
 DATA_MESSAGES = ("execute_result", "display_data", "update_display_data", "error")
@@ -71,6 +91,12 @@ def why_it_ended(status: dict | None) -> str:
         return f"the sandbox could not start the kernel ({status['setup_error']})"
     sig, code = status.get("signal"), status.get("exit_code")
     limits, cpu, wall = status.get("limits", {}), status.get("cpu_s", 0.0), status.get("wall_s", 0)
+    if status.get("oom_killed"):
+        return (
+            f"the kernel and the processes it started used more than "
+            f"{limits.get('as_bytes', 0) / 2**30:g} GiB of memory together, and the memory limit "
+            "stopped it"
+        )
     if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= limits.get("cpu_s", 1e9) - 1):
         return f"the kernel used all its CPU time ({limits.get('cpu_s')} s) and was stopped"
     if sig == signal.SIGXFSZ:
@@ -103,6 +129,11 @@ class GuardedExecute(Execute):
     replay = Bool(
         True, help="After a restart, run the earlier cells again so later cells can run."
     ).tag(config=True)
+    notebook_seconds = Integer(
+        1200,
+        help="Wall-clock seconds for a whole notebook, restarts and replays included; the "
+        "cells that would start later do not run and say so (that learner only).",
+    ).tag(config=True)
     memory_bytes = Integer(4 << 30, help="Address space per kernel process.").tag(config=True)
     cpu_seconds = Integer(900, help="CPU seconds of one kernel.").tag(config=True)
     nproc = Integer(256, help="Processes and threads of one kernel.").tag(config=True)
@@ -113,32 +144,56 @@ class GuardedExecute(Execute):
         self._failed: list[int] = []  # cells not to replay after a restart
         self._budget = OutputBudget(self.cell_output_bytes, self.notebook_output_bytes)
         self._bad_messages = 0
+        self._dropped_updates = 0
         self._run: KernelRun | None = None
+        self._deadline = monotonic() + self.notebook_seconds
         mode = sandbox_mode() if self.sandbox else None
         if self.sandbox and mode is None and not self.allow_unsandboxed:
             raise SandboxError(why_no_sandbox())
-        if resources is not None:  # later steps (RescoreAnswers) read how this notebook ran
-            resources.setdefault("chipsim", {})["sandbox"] = mode or "none"
-        if mode is not None:
-            assignment = str((resources or {}).get("nbgrader", {}).get("assignment", ""))
-            self._run = self._kernel_run(mode, assignment)
-            self.kernel_name = KERNEL_NAME
-        else:
-            self.log.warning("grading WITHOUT a sandbox: the notebook runs unisolated")
+        resources = {} if resources is None else resources
+        notes = resources.setdefault("chipsim", {})  # later steps read how this notebook ran
+        notes["sandbox"] = mode or "none"
+        notes["submission"] = submission_key(nb)  # the hidden instances are drawn from it
+        assignment = str(resources.get("nbgrader", {}).get("assignment", ""))
+        folder = self._kernel_files(nb, resources, assignment, notes["submission"])
+        self._env = {problem_data.HIDDEN_FILE_ENV: problem_data.HIDDEN_FILE}
+        language = nb.get("metadata", {}).get("chipsim", {}).get("language")
+        if isinstance(language, str):
+            self._env[LANGUAGE_ENV] = language
         try:
+            if mode is not None:
+                self._env[problem_data.HIDDEN_FILE_ENV] = f"{HOME}/{problem_data.HIDDEN_FILE}"
+                limits = Limits(self.memory_bytes, self.cpu_seconds, self.nproc)
+                view = _grading_view(assignment)
+                self._run = KernelRun(mode, limits, view, self._env, folder)
+                self.kernel_name = KERNEL_NAME
+            else:
+                self.log.warning("grading WITHOUT a sandbox: the notebook runs unisolated")
+                self._env[problem_data.HIDDEN_FILE_ENV] = str(folder / problem_data.HIDDEN_FILE)
             return super().preprocess(nb, resources, km)
         finally:
             if self._run is not None:
                 self._run.remove()
+            shutil.rmtree(folder.parent, ignore_errors=True)
 
-    def _kernel_run(self, mode: str, assignment: str) -> KernelRun:
-        """The run folder and kernelspec of this notebook's kernel."""
-        from chipsim.grading.hidden import kernel_env
-        from chipsim.grading.view import grading_view
-
-        limits = Limits(self.memory_bytes, self.cpu_seconds, self.nproc)
-        view = grading_view(assignment)
-        return KernelRun(mode, limits, view, kernel_env(self, assignment))
+    def _kernel_files(self, nb: Any, resources: dict, assignment: str, key: str) -> Path:
+        """A private folder of what the kernel finds in its working folder: the submission's
+        plain files and the hidden instances drawn for it (data, never seeds)."""
+        base = Path(tempfile.mkdtemp(prefix="chipsim-files-"))  # 0700, unpredictable name
+        folder = base / "files"
+        source = resources.get("metadata", {}).get("path") or ""
+        if source and os.path.isdir(source):
+            copied = files.copy_tree(Path(source), folder, skip=(".ipynb",), dotfiles=False)
+            for why in copied.skipped:
+                self.log.warning("not given to the kernel: %s", why)
+            if copied.skipped:
+                resources["chipsim"]["files_skipped"] = copied.skipped
+        else:
+            folder.mkdir(mode=0o700)
+        hidden = configured(self)
+        parts = [hidden.bind(PARTS[p], key) for p in ASSIGNMENTS.get(assignment, ())]
+        problem_data.write(parts, folder / problem_data.HIDDEN_FILE)
+        return folder
 
     # -- the kernel: sandboxed, started only once its sockets are locked ---------------------
     def create_kernel_manager(self) -> Any:
@@ -151,6 +206,8 @@ class GuardedExecute(Execute):
     async def async_start_new_kernel(self, **kwargs: Any) -> None:
         if self._run is not None:
             self._run.clear()
+        else:  # the notebook's own kernel: hand it the hidden instances and the language
+            kwargs["env"] = {**os.environ, **kwargs.get("env", {}), **self._env}
         await super().async_start_new_kernel(**kwargs)
         await self._wait_ready()
 
@@ -165,6 +222,7 @@ class GuardedExecute(Execute):
         status = await asyncio.to_thread(self._run.wait_ready, float(self.startup_timeout), alive)
         if status is not None:
             raise SandboxError(why_it_ended(status) + f"; launcher said: {status}")
+        self.log.info("kernel limits: %s", self._run.limits_applied or "per-process limits only")
 
     async def async_start_new_kernel_client(self) -> Any:
         kc = await super().async_start_new_kernel_client()
@@ -215,6 +273,22 @@ class GuardedExecute(Execute):
             outs[-1] = NotebookNode(kept)
         return kept
 
+    def _update_display_id(self, display_id: str, msg: dict) -> None:
+        """A display update rewrites every output shown under ``display_id``: charged to the
+        output budget for each of them, and dropped past it."""
+        content = msg.get("content") or {}
+        out = {"output_type": "display_data", "data": content.get("data") or {},
+               "metadata": content.get("metadata") or {}}  # fmt: skip
+        copies = sum(len(ix) for ix in self._display_id_map.get(display_id, {}).values())
+        if not copies:
+            return
+        if not self._budget.admit_update(out, copies):
+            self._dropped_updates += 1
+            if self._dropped_updates <= 3:
+                self.log.warning("dropped a display update beyond the output budget")
+            return
+        super()._update_display_id(display_id, msg)
+
     # -- cells: time limit, and the truth about a dead kernel -------------------------------
     def on_cell_executed(self, **kwargs: Any) -> None:
         reply = kwargs["execute_reply"]
@@ -237,6 +311,13 @@ class GuardedExecute(Execute):
     ) -> NotebookNode:
         self._budget.start_cell()
         bad_before = self._bad_messages
+        if cell.cell_type == "code" and cell.source.strip() and monotonic() > self._deadline:
+            why = (f"the notebook ran out of time: the grader gives a notebook "
+                   f"{self.notebook_seconds} s in all, and this cell would have started after "
+                   "that, so it did not run")  # fmt: skip
+            cell.outputs = [stopped_output(why)]
+            self._failed.append(cell_index)
+            return cell
         try:
             cell = await super().async_execute_cell(
                 cell, cell_index, execution_count, store_history
@@ -261,6 +342,15 @@ class GuardedExecute(Execute):
 
     # nbclient binds the sync wrapper to its own coroutine: point it at ours.
     execute_cell = run_sync(async_execute_cell)
+
+    def _get_timeout(self, cell: Any) -> int | None:
+        """The cell's limit, never past the notebook's own deadline."""
+        limit = super()._get_timeout(cell)
+        deadline = getattr(self, "_deadline", None)
+        if deadline is None:
+            return limit
+        left = max(1, int(deadline - monotonic()))
+        return left if limit is None else min(limit, left)
 
     async def _restart_and_replay(self, upto: int) -> None:
         assert self.km is not None and self.kc is not None  # set up by setup_kernel()
@@ -292,3 +382,9 @@ class GuardedExecute(Execute):
                 return False
             if msg["parent_header"].get("msg_id") == msg_id:
                 return True
+
+
+def _grading_view(assignment: str) -> Path:
+    from chipsim.grading.view import grading_view
+
+    return grading_view(assignment)

@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from chipsim.grading.answer import decode
@@ -40,30 +41,40 @@ def answer_language(doc: Any) -> str:
 
 
 def score_answer(
-    part: Part, doc: Any, *, points: float, required: Sequence[str] | None = None
+    part: Part,
+    doc: Any,
+    *,
+    points: float,
+    required: Sequence[str] | None = None,
+    counted: Sequence[str] | None = None,
 ) -> PartScore:
     """Score ``doc`` (an answer document) for ``part``, worth ``points``.
 
     Args:
-        part: the pristine part definition.
+        part: the pristine part definition (the grader's: hidden instances bound).
         doc: the answer document (parsed JSON or text); only its data is used.
         points: the test cell's points.
-        required: the instance ids that count (default: all of the part's, hidden included).
+        required: the instance ids scored (default: all of the part's, hidden included).
             A required instance without an answer scores 0.
+        counted: those of ``required`` the points come from (default: all of them); the
+            others are scored as a preview (the grader counts the hidden instances and shows
+            the visible ones).
 
     The messages are written in the language the learner's kernel recorded in ``doc``
     (:func:`answer_language`); the points do not depend on it.
     """
     ids = tuple(required) if required is not None else tuple(i.id for i in part.instances)
+    count = tuple(counted) if counted is not None else None
     try:
         doc = decode(doc)
     except Exception as exc:  # any malformed document is simply a wrong answer
         with use_language(answer_language(None)):
-            return zero(part.id, points, tr("malformed answer: {error}", error=exc), ids)
+            why = tr("malformed answer: {error}", error=exc)
+            return replace(zero(part.id, points, why, ids), counted=count)
     with use_language(answer_language(doc)) as language:
         if doc["part"] != part.id:
             why = tr("the answer is for part {part!r}", part=doc["part"])
-            return zero(part.id, points, why, ids)
+            return replace(zero(part.id, points, why, ids), counted=count)
         answers = doc["answers"]
         scores = tuple(score_instance(part, part.instance(i), answers.get(i)) for i in ids)
-        return PartScore(part.id, float(points), scores, language=language)
+        return PartScore(part.id, float(points), scores, language=language, counted=count)

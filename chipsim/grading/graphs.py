@@ -191,3 +191,40 @@ def mobilenet_variant_records(seed: int) -> list:
     layers.append(("avgpool", c * fp32, [layers[-1][0]]))
     layers.append(("fc", 1000 * fp32, ["avgpool"]))
     return network_records(layers)
+
+
+def tight_records(seed: int, n: int = 60, quantum: int = 64) -> list:
+    """A tight arena: ``n`` buffers cut from a full rectangle, then about a third of them made
+    smaller by a few quanta, in a shuffled order under fresh names.
+
+    The cut rectangle alone would plant its optimum (the rectangle's height) and, with it, a
+    packing that replaying the cuts recovers; the shrunk buffers leave holes where no cut
+    was, so neither the optimum nor the packing follows from how the instance was made. The
+    lower bound still says how far any plan could go.
+    """
+    from chipsim.passes.memory.liveness import UsageRecord
+    from chipsim.testing.memory_instances import packed_instance
+
+    rng = _rng(seed, 6)
+    records = []
+    for r in packed_instance(n, seed=int(rng.integers(2**63)), quantum=quantum):
+        quanta = r.size // quantum
+        if quanta > 1 and rng.random() < 0.35:
+            quanta -= int(rng.integers(1, max(2, quanta // 3 + 1)))
+        records.append((quanta * quantum, r.first, r.last))
+    order = rng.permutation(len(records))
+    return [UsageRecord(f"t{k}", *records[i]) for k, i in enumerate(order)]
+
+
+def tight_variant(seed: int) -> list:
+    """:func:`tight_records` with a seeded number of buffers (48 to 72)."""
+    return tight_records(seed, 48 + 8 * int(_rng(seed, 7).integers(0, 4)))
+
+
+def scratchpad_variant(seed: int) -> Graph:
+    """A transformer block whose activations outgrow the SRAM arena (the memory challenge's
+    cycles instances): seeded sequence length, width, MLP width and activation."""
+    rng = _rng(seed, 8)
+    d, seq = 32 * int(rng.integers(2, 5)), 32 * int(rng.integers(3, 7))
+    act = str(rng.choice(("gelu", "relu", "sigmoid", "tanh")))
+    return transformer_graph(seed, seq, d, d * int(rng.integers(2, 5)), act, extra=0.5)

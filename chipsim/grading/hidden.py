@@ -1,23 +1,31 @@
-"""Hidden instances come from a secret only the grader holds.
+"""Hidden instances come from a secret only the grader holds, drawn anew for every submission.
 
 The installed package defines each hidden instance as a *family* (``make(seed)``) without a
 seed (:mod:`.problems`). The grader holds a secret — 32 random bytes in
 ``gradebook/hidden_instances.key`` (mode 0600), created on first use, so every course run
 (every gradebook) has its own, or a file the instructor names in
-``c.HiddenInstances.secret_file`` — and derives each hidden instance's seed from it:
-``HMAC-SHA256(secret, "<part>/<instance>")``, 64 bits. Without the secret, a learner can
-build instances of every family but cannot tell which ones will be asked; the same secret
-always gives the same instances, so grading is deterministic.
+``c.HiddenInstances.secret_file`` — and derives each hidden instance's seed from it and from
+the submission: ``HMAC-SHA256(secret, "<part>/<instance>/<submission key>")``, 64 bits, where
+the submission key (:func:`submission_key`) is a digest of the notebook's cells as the learner
+wrote them. So:
 
-While a notebook is graded, its kernel gets the seeds of its assignment's hidden instances
-in the environment variable :data:`SEEDS_ENV` (set by
-:class:`~chipsim.grading.execute.GuardedExecute`); the secret itself never leaves the
-grader. The grader rebuilds every instance from the same seeds in its own process to score.
+* without the secret, a learner can build instances of every family but not the ones they
+  will be graded on;
+* what one grading shows a learner (their feedback, whatever their notebook printed about its
+  instances) says nothing about the instances of their next submission, which differ as soon
+  as one character of the notebook does;
+* the same notebook, regraded, meets the same instances: grading is deterministic.
+
+A graded kernel never receives a seed: the grader builds the instances and hands the kernel
+their data (:mod:`.problem_data`), and rebuilds them from the seeds in its own process to
+score.
 
 Example:
-    >>> a = seeds_for(b"course run A", ["fusion_chains"])
-    >>> b = seeds_for(b"course run B", ["fusion_chains"])
-    >>> sorted(a) == ["chains_h1", "chains_h2"] and a != b
+    >>> a = seeds_for(b"course run A", ["fusion_chains"], "notebook 1")
+    >>> b = seeds_for(b"course run A", ["fusion_chains"], "notebook 2")
+    >>> sorted(a)[:2], a == b
+    (['chains_h1', 'chains_h2'], False)
+    >>> a == seeds_for(b"course run A", ["fusion_chains"], "notebook 1")
     True
 """
 
@@ -25,39 +33,47 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import os
 import secrets
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from traitlets import Unicode
 from traitlets.config import LoggingConfigurable
 
-from chipsim.grading.problems import ASSIGNMENTS, HiddenInstanceError, Part, get_part
+from chipsim.grading.problems import Part, get_part
 
-#: The environment variable that carries a graded notebook's hidden seeds into its kernel.
-SEEDS_ENV = "CHIPSIM_HIDDEN_SEEDS"
 #: Where a course keeps its secret, relative to the course root (inside the private gradebook).
 DEFAULT_SECRET = Path("gradebook") / "hidden_instances.key"
 
 
-def seed_for(secret: bytes, part_id: str, instance_id: str) -> int:
-    """The seed of one hidden instance under ``secret`` (64 bits)."""
-    mac = hmac.new(secret, f"chipsim hidden instance {part_id}/{instance_id}".encode(), "sha256")
-    return int.from_bytes(mac.digest()[:8], "big")
+def seed_for(secret: bytes, part_id: str, instance_id: str, submission: str) -> int:
+    """The seed of one hidden instance for one submission under ``secret`` (64 bits)."""
+    text = f"chipsim hidden instance {part_id}/{instance_id}/{submission}"
+    return int.from_bytes(hmac.new(secret, text.encode(), "sha256").digest()[:8], "big")
 
 
-def seeds_for(secret: bytes, part_ids: Iterable[str]) -> dict[str, int]:
+def seeds_for(secret: bytes, part_ids: Iterable[str], submission: str) -> dict[str, int]:
     """``instance id -> seed`` for every hidden instance of ``part_ids`` (ids are unique)."""
     return {
-        inst.id: seed_for(secret, pid, inst.id)
+        inst.id: seed_for(secret, pid, inst.id, submission)
         for pid in part_ids
-        for inst in get_part(pid).instances
-        if inst.hidden
+        for inst in get_part(pid).hidden()
     }
+
+
+def submission_key(nb: Any) -> str:
+    """A digest of a notebook's cells as the learner wrote them (type and source of each):
+    the part of a submission its hidden instances are drawn from. Outputs do not count, so
+    running a notebook again changes nothing; editing any cell does."""
+    h = hashlib.sha256(b"chipsim submission")
+    for cell in nb.get("cells", []):
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        h.update(str(cell.get("cell_type", "")).encode() + b"\0" + source.encode() + b"\0")
+    return h.hexdigest()[:32]
 
 
 def load_secret(path: str | Path) -> bytes:
@@ -92,30 +108,9 @@ def load_secret(path: str | Path) -> bytes:
     return secret
 
 
-def seeds_from_env(environ: Mapping[str, str] | None = None) -> dict[str, int]:
-    """The seeds a graded notebook's kernel was given; raises when there are none."""
-    text = (os.environ if environ is None else environ).get(SEEDS_ENV)
-    if not text:
-        raise HiddenInstanceError(
-            "the hidden instances are drawn from the grader's secret: they exist only while "
-            "your notebook is graded. Check yourself with the visible ones (hidden=False)"
-        )
-    return {str(k): int(v) for k, v in json.loads(text).items()}
-
-
-def bind_from_env(part: Part) -> Part:
-    """``part`` with the hidden seeds of this kernel (see :func:`seeds_from_env`)."""
-    return part.bind(seeds_from_env())
-
-
 def configured(parent: Any = None) -> HiddenInstances:
     """The course's :class:`HiddenInstances` (its secret file comes from nbgrader's config)."""
     return HiddenInstances(parent=parent)
-
-
-def kernel_env(parent: Any, assignment: str) -> dict[str, str]:
-    """The variables a graded notebook's kernel gets: its assignment's hidden seeds."""
-    return {SEEDS_ENV: json.dumps(configured(parent).seeds(ASSIGNMENTS.get(assignment, ())))}
 
 
 class HiddenInstances(LoggingConfigurable):
@@ -129,11 +124,12 @@ class HiddenInstances(LoggingConfigurable):
     def secret(self) -> bytes:
         return load_secret(self.secret_file)
 
-    def seeds(self, part_ids: Iterable[str]) -> dict[str, int]:
-        return seeds_for(self.secret(), part_ids)
+    def seeds(self, part_ids: Iterable[str], submission: str) -> dict[str, int]:
+        return seeds_for(self.secret(), part_ids, submission)
 
-    def bind(self, part: Part) -> Part:
-        return part.bind(self.seeds([part.id]))
+    def bind(self, part: Part, submission: str) -> Part:
+        """``part`` with the hidden instances drawn for ``submission``."""
+        return part.bind(self.seeds([part.id], submission))
 
 
 def fingerprint(secret: bytes) -> str:

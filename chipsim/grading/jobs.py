@@ -22,6 +22,34 @@ from pathlib import Path
 from chipsim.errors import ChipsimError
 from chipsim.grading.ledger import submission_digest
 
+#: Characters a learner id may not have: nbgrader reads ``--student`` as a glob pattern (and
+#: the exchange parses ids out of folder names), so these could match another learner.
+ID_FORBIDDEN = frozenset("*?[]{}!/\\:|<>\"'`$;&")
+
+
+def check_student_id(student: str) -> str:
+    """``student`` if it is a safe learner id, else a :class:`ChipsimError` saying why.
+
+    Letters of any script are fine (ids that merely look alike are a warning of the
+    leaderboard's); pattern characters, spaces and control characters are not.
+
+    Example:
+        >>> check_student_id("ada.lovelace")
+        'ada.lovelace'
+        >>> check_student_id("*")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        chipsim.errors.ChipsimError: learner id '*': ...
+    """
+    bad = sorted({c for c in student if c in ID_FORBIDDEN or not c.isprintable() or c.isspace()})
+    if not student or bad or student.startswith((".", "-")) or len(student) > 64:
+        shown = "".join(bad) or student[:1]
+        raise ChipsimError(
+            f"learner id {student!r}: {shown!r} is a character nbgrader would read as a "
+            "pattern or cannot store; use letters, digits and _ . - @ + only"
+        )
+    return student
+
 
 @dataclass(frozen=True, slots=True)
 class Job:
@@ -40,8 +68,8 @@ def find_jobs(course: Path, assignments: Sequence[str] | None = None) -> list[Jo
     """Every ``gradebook/submitted/<student>/<assignment>/`` folder with a notebook."""
     root = Path(course) / "gradebook" / "submitted"
     jobs = []
-    for student in sorted(p for p in root.glob("*") if p.is_dir()):
-        for folder in sorted(p for p in student.glob("*") if p.is_dir()):
+    for student in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
+        for folder in sorted(p for p in student.iterdir() if p.is_dir()):
             if (assignments is None or folder.name in assignments) and any(folder.glob("*.ipynb")):
                 jobs.append(Job(student.name, folder.name))
     return sorted(jobs, key=lambda j: (j.assignment, j.student))
@@ -57,7 +85,7 @@ def order_jobs(course: Path, jobs: Sequence[Job]) -> list[Job]:
     root = Path(course) / "gradebook" / "submitted"
 
     def size(job: Job) -> int:
-        return sum(p.stat().st_size for p in (root / job.student / job.assignment).glob("*.ipynb"))
+        return sum(p.lstat().st_size for p in (root / job.student / job.assignment).glob("*.ipynb"))
 
     return sorted(jobs, key=lambda j: (-size(j), j.assignment, j.student))
 

@@ -1,15 +1,23 @@
 """``make leaderboard``: the class's results on the open challenges, ranked.
 
-Full marks stop at the reference; the leaderboard shows how far beyond it learners went. For
-every challenge instance it ranks each learner's best simulated result over every grading so
-far (cycles; smaller is better) against the reference pass and, where there is one, the lower
-bound.
+Full marks stop near the reference; the leaderboard shows how far beyond it learners went.
+Each learner is ranked on the instances their grade was computed on — the hidden ones drawn
+for their submission — by the geometric mean of their result over the reference's (cycles or
+arena bytes: below 1.000 is better than the course's own pass). Every learner's hidden
+instances differ, but the ratio to the reference measures the same thing on each. The
+visible instances, the same for everybody, are shown beside it in their own unit, and so are
+the course's own landmarks (the reference, the naive baseline and, where the part has one,
+the simple baseline and the lower bound), so a learner alone in the class still sees where
+they stand.
 
 It is built from the grader's own numbers only: while autograding, ``RescoreAnswers``
 recomputes every answer in the grader's process and writes the measured numbers of the
 challenge parts into the autograded notebook's metadata (``metadata.chipsim.measured``,
 overwriting anything a learner's notebook carried there). Nothing a learner's kernel printed
-or stored is read. Hidden instances are left out (their results would describe them).
+or stored is read. A learner's best over every grading so far counts.
+
+The CSV is safe to open in a spreadsheet (no cell starts a formula) and ids that look alike
+(``ada`` and ``аda``, with a Cyrillic а) are listed as a warning.
 
     python -m chipsim.grading.leaderboard [--course .] [--pseudonyms]
 
@@ -23,43 +31,75 @@ import csv
 import hashlib
 import html
 import json
+import math
 import sys
-from dataclasses import dataclass
+import unicodedata
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from chipsim.grading.problems import PARTS
 from chipsim.grading.scoring import PartScore
 
-#: The open-challenge parts (full credit at the reference; better is possible).
+#: The open-challenge parts (full credit near the reference; better is possible).
 CHALLENGES = ("fusion_challenge", "memory_challenge")
+#: The unit of each instance kind's number.
+UNITS = {"fusion": "cycles", "plan": "cycles", "arena": "bytes"}
 
 
-def measured(score: PartScore) -> dict[str, dict[str, int]]:
+def measured(score: PartScore) -> dict[str, dict[str, Any]]:
     """What the leaderboard keeps of a challenge part's score: the grader's numbers per
-    visible instance whose answer was valid."""
+    instance whose answer was valid, and whether the grade counted it (``counted``)."""
     part = PARTS[score.part]
-    visible = {i.id for i in part.instances if not i.hidden}
+    counted = {s.instance for s in score.counted_scores()}
+    kinds = {i.id: i.kind for i in part.instances}
     return {
-        s.instance: dict(s.numbers)
+        s.instance: {
+            **s.numbers,
+            "counted": s.instance in counted,
+            "unit": UNITS.get(kinds.get(s.instance, ""), ""),
+        }  # fmt: skip
         for s in score.instances
-        if s.instance in visible and s.numbers and not s.invalid
+        if s.numbers and not s.invalid
     }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass
 class Entry:
-    part: str
-    instance: str
-    learner: str
-    theirs: int
-    reference: int
-    lower_bound: int | None
+    """One learner's results on one challenge part, from one grading."""
 
-    @property
-    def vs_reference(self) -> float:
-        """Their result relative to the reference (below 1: better than the reference)."""
-        return self.theirs / self.reference if self.reference else float("inf")
+    part: str
+    learner: str
+    ratio: float  # geometric mean of theirs / reference over the counted instances
+    visible: dict[str, dict[str, Any]] = field(default_factory=dict)
+    landmarks: dict[str, float] = field(default_factory=dict)  # e.g. naive / reference
+
+
+def _geomean(values: list[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else math.inf
+
+
+def entry(part: str, learner: str, results: dict) -> Entry | None:
+    """The leaderboard entry of ``results`` (a notebook's ``measured[part]``), or None."""
+    counted, visible, marks = [], {}, {"naive": [], "baseline": []}
+    for instance, n in results.items():
+        try:
+            theirs, ref = int(n["theirs"]), int(n["reference"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        if ref <= 0 or theirs <= 0:
+            continue
+        if n.get("counted"):
+            counted.append(theirs / ref)
+            for key in marks:
+                if isinstance(n.get(key), int) and n[key] > 0:
+                    marks[key].append(n[key] / ref)
+        else:
+            visible[str(instance)] = {k: n[k] for k in n if k != "counted"}
+    if not counted:
+        return None
+    landmarks = {k: _geomean(v) for k, v in marks.items() if v}
+    return Entry(part, learner, _geomean(counted), visible, landmarks)
 
 
 def collect(course: Path) -> list[Entry]:
@@ -74,46 +114,29 @@ def collect(course: Path) -> list[Entry]:
         except (OSError, ValueError):
             continue
         for part, results in (meta.get("chipsim", {}).get("measured") or {}).items():
-            if part not in CHALLENGES or not isinstance(results, dict):
-                continue
-            for instance, n in results.items():
-                try:
-                    entries.append(
-                        Entry(
-                            part,
-                            str(instance),
-                            learner,
-                            int(n["theirs"]),
-                            int(n["reference"]),
-                            int(n["lower_bound"]) if "lower_bound" in n else None,
-                        )  # fmt: skip
-                    )
-                except (KeyError, TypeError, ValueError):
-                    continue
+            if part in CHALLENGES and isinstance(results, dict):
+                found = entry(part, learner, results)
+                if found is not None:
+                    entries.append(found)
     return entries
 
 
 def best(entries: list[Entry], history: Path) -> list[Entry]:
-    """Each learner's best result per instance, over this grading and the ones before it
-    (kept in ``history``, written by the leaderboard itself): a worse resubmission does not
-    lower a learner's place."""
-    kept: dict[tuple[str, str, str], Entry] = {}
+    """Each learner's best entry per part, over this grading and the ones before it (kept in
+    ``history``, written by the leaderboard itself): a worse resubmission does not lower a
+    learner's place."""
+    kept: dict[tuple[str, str], Entry] = {}
     if history.is_file() and not history.is_symlink():
         try:
-            kept = {(e.part, e.instance, e.learner): e
+            kept = {(e.part, e.learner): e
                     for e in (Entry(**row) for row in json.loads(history.read_text()))}  # fmt: skip
         except (ValueError, TypeError):
             kept = {}
     for e in entries:
-        key = (e.part, e.instance, e.learner)
-        if key not in kept or e.theirs < kept[key].theirs or e.reference != kept[key].reference:
+        key = (e.part, e.learner)
+        if key not in kept or e.ratio < kept[key].ratio:
             kept[key] = e
-    rows = [
-        {"part": e.part, "instance": e.instance, "learner": e.learner, "theirs": e.theirs,
-         "reference": e.reference, "lower_bound": e.lower_bound}
-        for e in kept.values()
-    ]  # fmt: skip
-    history.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+    history.write_text(json.dumps([asdict(e) for e in kept.values()], indent=1), "utf-8")
     return list(kept.values())
 
 
@@ -122,12 +145,52 @@ def pseudonym(learner: str, salt: bytes) -> str:
     return "learner-" + hashlib.sha256(salt + learner.encode()).hexdigest()[:6]
 
 
-def ranked(entries: list[Entry]) -> dict[tuple[str, str], list[Entry]]:
-    """(part, instance) -> entries, best (fewest cycles) first; ties by name."""
-    table: dict[tuple[str, str], list[Entry]] = {}
+def ranked(entries: list[Entry]) -> dict[str, list[Entry]]:
+    """part -> entries, best (smallest ratio to the reference) first; ties by name."""
+    table: dict[str, list[Entry]] = {}
     for e in entries:
-        table.setdefault((e.part, e.instance), []).append(e)
-    return {k: sorted(v, key=lambda e: (e.theirs, e.learner)) for k, v in sorted(table.items())}
+        table.setdefault(e.part, []).append(e)
+    return {k: sorted(v, key=lambda e: (e.ratio, e.learner)) for k, v in sorted(table.items())}
+
+
+def skeleton(name: str) -> str:
+    """``name`` as it looks: letters of other scripts that look Latin read as Latin (``а``,
+    Cyrillic, -> ``a``), accents and case dropped. Two ids with the same skeleton look alike.
+
+    Example:
+        >>> skeleton("аda") == skeleton("ada") != skeleton("adb")
+        True
+    """
+    out = []
+    for ch in unicodedata.normalize("NFKD", name):
+        if unicodedata.combining(ch):
+            continue
+        words = unicodedata.name(ch, "").split()
+        if ch.isascii() or len(words) < 2 or len(words[-1]) != 1:
+            out.append(ch.lower())
+        else:
+            out.append(words[-1].lower())  # "CYRILLIC SMALL LETTER A" -> "a"
+    return "".join(out)
+
+
+def look_alikes(learners: list[str]) -> list[tuple[str, ...]]:
+    """Groups of distinct learner ids that look alike (see :func:`skeleton`)."""
+    groups: dict[str, set[str]] = {}
+    for learner in learners:
+        groups.setdefault(skeleton(learner), set()).add(learner)
+    return [tuple(sorted(g)) for g in groups.values() if len(g) > 1]
+
+
+def spreadsheet_safe(value: Any) -> Any:
+    """A CSV cell that a spreadsheet shows as text, never runs as a formula.
+
+    Example:
+        >>> spreadsheet_safe('=HYPERLINK("http://x")'), spreadsheet_safe("ada"), spreadsheet_safe(3)
+        ('\\'=HYPERLINK("http://x")', 'ada', 3)
+    """
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
 
 
 def write(course: Path, pseudonyms: bool = False) -> tuple[Path, Path]:
@@ -140,44 +203,87 @@ def write(course: Path, pseudonyms: bool = False) -> tuple[Path, Path]:
     def name(e: Entry) -> str:
         return pseudonym(e.learner, salt) if pseudonyms else e.learner
 
+    alike = (
+        [] if pseudonyms else look_alikes(sorted({e.learner for v in table.values() for e in v}))
+    )
     csv_path, html_path = out / "leaderboard.csv", out / "leaderboard.html"
     with csv_path.open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(["part", "instance", "rank", "learner", "cycles", "reference", "vs_reference",
-                    "lower_bound"])  # fmt: skip
-        for (part, inst), rows in table.items():
+        w.writerow(["part", "rank", "learner", "vs_reference", "instance", "unit", "theirs",
+                    "reference"])  # fmt: skip
+        for part, rows in table.items():
             for rank, e in enumerate(rows, 1):
-                lb = "" if e.lower_bound is None else e.lower_bound
-                w.writerow([part, inst, rank, name(e), e.theirs, e.reference,
-                            f"{e.vs_reference:.4f}", lb])  # fmt: skip
-    html_path.write_text(_html(table, name), encoding="utf-8")
+                shown = sorted(e.visible.items()) or [("", {})]
+                for inst, n in shown:
+                    w.writerow([spreadsheet_safe(v) for v in (
+                        part, rank, name(e), f"{e.ratio:.4f}", inst, n.get("unit", ""),
+                        n.get("theirs", ""), n.get("reference", ""))])  # fmt: skip
+    html_path.write_text(_html(table, name, alike), encoding="utf-8")
     return csv_path, html_path
 
 
-def _html(table: dict[tuple[str, str], list[Entry]], name: Any) -> str:
+#: The course's landmarks, as rows of the table (name, how to read it).
+LANDMARKS = (
+    ("the course's reference", None),
+    ("simple baseline (greedy by size)", "baseline"),
+    ("no fusion / no reuse (naive)", "naive"),
+)
+
+
+def _html(table: dict[str, list[Entry]], name: Any, alike: list[tuple[str, ...]]) -> str:
+    esc = html.escape
     parts = ["<!doctype html><meta charset='utf-8'><title>Leaderboard</title>",
-             "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}"
-             "table{border-collapse:collapse;margin-bottom:2em}td,th{padding:.2em .8em;"
+             "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; "
+             "style-src 'unsafe-inline'\">",
+             "<style>body{font-family:sans-serif;max-width:64em;margin:2em auto;padding:0 1em}"
+             "table{border-collapse:collapse;margin-bottom:1em}td,th{padding:.2em .8em;"
              "border-bottom:1px solid #ddd;text-align:right}td:nth-child(2){text-align:left}"
-             ".beat{color:#080;font-weight:bold}</style>",
+             ".beat{color:#080;font-weight:bold}.mark{color:#666;font-style:italic}"
+             ".warn{background:#fff3cd;padding:.5em 1em}</style>",
              "<h1>Open challenges: the class leaderboard</h1>",
-             "<p>Simulated cycles recomputed by the grader (fewer is better). Full marks stop "
-             "at the reference; below 100% of it you beat the course's own pass.</p>"]  # fmt: skip
+             "<p>Ranked by the geometric mean of your result over the reference's on the hidden "
+             "instances your grade was computed on (below 1.000: better than the course's own "
+             "pass). The visible instances are the same for everybody; the grey rows are the "
+             "course's landmarks.</p>"]  # fmt: skip
+    if alike:
+        shown = "; ".join(" / ".join(esc(repr(n)) for n in group) for group in alike)
+        parts.append(f"<p class='warn'>Learner ids that look alike: {shown}. Check that they "
+                     "are different people.</p>")  # fmt: skip
     if not table:
         parts.append("<p>No graded challenge answers yet: run <code>make grade</code>.</p>")
-    for (part, inst), rows in table.items():
-        lb = rows[0].lower_bound
-        extra = f", lower bound {lb:,}" if lb is not None else ""
-        parts.append(f"<h2>{html.escape(part)}: {html.escape(inst)}</h2>")
-        parts.append(f"<p>reference {rows[0].reference:,} cycles{extra}</p>")
-        parts.append("<table><tr><th>#</th><th>learner</th><th>cycles</th>"
-                     "<th>vs reference</th></tr>")  # fmt: skip
-        for rank, e in enumerate(rows, 1):
-            cls = " class='beat'" if e.theirs < e.reference else ""
-            parts.append(f"<tr{cls}><td>{rank}</td><td>{html.escape(name(e))}</td>"
-                         f"<td>{e.theirs:,}</td><td>{e.vs_reference:.1%}</td></tr>")  # fmt: skip
+    for part, rows in table.items():
+        unit = next((n.get("unit", "") for e in rows for n in e.visible.values()), "")
+        visible = sorted({i for e in rows for i in e.visible})
+        parts.append(f"<h2>{esc(part)}</h2><table><tr><th>#</th><th>learner</th>"
+                     f"<th>vs reference (hidden)</th>"
+                     + "".join(f"<th>{esc(i)} ({esc(unit)})</th>" for i in visible)
+                     + "</tr>")  # fmt: skip
+        marks = {k: _geomean([e.landmarks[k] for e in rows if k in e.landmarks])
+                 for k in ("baseline", "naive")}  # fmt: skip
+        lines = [(e.ratio, f"<tr{' class=beat' if e.ratio < 1 else ''}><td>{rank}</td>"
+                  f"<td>{esc(name(e))}</td><td>{e.ratio:.3f}</td>"
+                  + "".join(f"<td>{_num(e.visible.get(i, {}).get('theirs'))}</td>"
+                            for i in visible) + "</tr>")
+                 for rank, e in enumerate(rows, 1)]  # fmt: skip
+        for label, key in LANDMARKS:
+            ratio = 1.0 if key is None else marks.get(key, math.inf)
+            if not math.isfinite(ratio):
+                continue
+            cells = "".join(f"<td>{_landmark(rows, i, key or 'reference')}</td>" for i in visible)
+            lines.append((ratio, f"<tr class='mark'><td></td><td>{esc(label)}</td>"
+                                 f"<td>{ratio:.3f}</td>{cells}</tr>"))  # fmt: skip
+        parts += [row for _, row in sorted(lines, key=lambda r: r[0])]
         parts.append("</table>")
     return "\n".join(parts) + "\n"
+
+
+def _landmark(rows: list[Entry], instance: str, key: str) -> str:
+    found = (e.visible.get(instance, {}).get(key) for e in rows)
+    return _num(next((v for v in found if isinstance(v, int)), None))
+
+
+def _num(value: Any) -> str:
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else "-"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -185,7 +291,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--course", default=".")
     ap.add_argument("--pseudonyms", action="store_true", help="show stable pseudonyms")
     args = ap.parse_args(argv)
-    csv_path, html_path = write(Path(args.course).resolve(), args.pseudonyms)
+    course = Path(args.course).resolve()
+    csv_path, html_path = write(course, args.pseudonyms)
+    for group in look_alikes(sorted({e.learner for e in collect(course)})):
+        print("WARNING: learner ids that look alike: " + ", ".join(repr(n) for n in group))
     print(f"leaderboard: {html_path} (and {csv_path.name})")
     return 0
 

@@ -15,9 +15,12 @@ as soon as the job is graded, so a run that is killed loses nothing it finished.
 ``gradebook/graded.json`` is a readable copy written at the end of each run (and read once,
 when a course graded before the ledger moved into the database has no rows yet).
 
-Before a submission is handed to nbgrader it is checked (:func:`check_submission`): a link, a
-file that is not a notebook, one too large or nested too deep for the grader to read is not
-graded, and listed with the reason — never a silent 0.
+Before a submission is handed to nbgrader it is checked (:func:`check_submission`): a link or
+a special file anywhere in the submission's folder (nbgrader, and root on a hub, would follow
+or open it), a notebook that is not one, too large or nested too deep for the grader to
+read, a folder too large: that submission is not graded, and is listed with the reason —
+never a silent 0, and never a stop for the others. A folder that merely has a notebook's name
+(``scratch.ipynb/``) is a folder, not a notebook.
 
 Example:
     >>> ledger = Ledger({})
@@ -31,27 +34,42 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from chipsim.grading import files
 from chipsim.grading.outputs import depth
 from chipsim.grading.records import Store
 
-#: The largest submitted notebook the grader reads.
+#: The largest submitted notebook the grader reads, and the most a whole submission may hold.
 MAX_NOTEBOOK_BYTES = 64 << 20
+MAX_SUBMISSION_BYTES = 128 << 20
+MAX_SUBMISSION_FILES = 1000
 #: Deeper nesting than this in a submitted file is refused (the grader's parser recurses).
 MAX_NOTEBOOK_DEPTH = 100
 LEDGER = Path("gradebook") / "graded.json"
 
 
+def notebooks_in(folder: Path) -> list[Path]:
+    """The submitted notebooks: regular ``*.ipynb`` files at the top of ``folder``."""
+    return sorted(p for p in folder.glob("*.ipynb") if p.is_file() and not p.is_symlink())
+
+
 def check_submission(folder: Path) -> str:
     """Why the submission in ``folder`` cannot be graded, or ``""`` when it can."""
-    if folder.is_symlink() or not folder.is_dir():
-        return "the submission folder is a link or not a folder"
-    notebooks = sorted(folder.glob("*.ipynb"))
-    for path in sorted(folder.iterdir()):
-        if path.is_symlink() or not path.is_file() and not path.is_dir():
-            return f"{path.name} is a link or a special file"
+    if folder.is_symlink() or folder.parent.is_symlink() or not folder.is_dir():
+        return "the submission folder (or the learner's) is a link or not a folder"
+    found = files.problems(folder)
+    if found:
+        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+        return f"{found[0]}{more}: a submission holds plain files and folders only"
+    entries = files.walk(folder)
+    total = sum(st.st_size for _, st in entries if stat.S_ISREG(st.st_mode))
+    if total > MAX_SUBMISSION_BYTES or len(entries) > MAX_SUBMISSION_FILES:
+        return (f"the submission holds {len(entries)} files and {total:,} bytes, more than "
+                f"{MAX_SUBMISSION_FILES} files or {MAX_SUBMISSION_BYTES:,} bytes")  # fmt: skip
+    notebooks = notebooks_in(folder)
     for path in notebooks:
         size = path.stat().st_size
         if size > MAX_NOTEBOOK_BYTES:
@@ -82,10 +100,12 @@ def grader_digest(course: Path, assignment: str, package: Path, secret_id: str) 
 
 
 def submission_digest(folder: Path, grader: str) -> str:
-    """sha256 of the submitted notebooks (names and bytes) under the grader's digest."""
+    """sha256 of the submission's plain files (names and bytes: the notebooks and the files
+    beside them, which the kernel gets too) under the grader's digest."""
     h = hashlib.sha256(grader.encode())
-    for path in sorted(folder.glob("*.ipynb")):
-        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    for rel, st in files.walk(folder):
+        if stat.S_ISREG(st.st_mode):
+            h.update(rel.encode() + b"\0" + (folder / rel).read_bytes() + b"\0")
     return h.hexdigest()
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import filecmp
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 #: The environment variable ``make lab`` sets to the course's own exchange folder.
@@ -33,20 +34,38 @@ def ensure(root: Path, release: Path, course_id: str) -> Path:
     """Create the exchange ``root`` and release every assignment of ``release`` into it.
 
     An assignment already released is refreshed when ``exercises/`` changed (a learner's
-    fetched copy is never touched: it lives in the course folder, not in the exchange).
+    fetched copy is never touched: it lives in the course folder, not in the exchange). A
+    notebook a learner edited in ``exercises/`` is released as committed, never with their
+    edits (:func:`chipsim.grading.release.changed_by_learner`).
     """
+    from chipsim.grading.release import changed_by_learner, committed
+
     root = Path(root)
+    course = Path(release).parent
     outbound = root / course_id / "outbound"
     (root / course_id / "inbound").mkdir(parents=True, exist_ok=True)
     outbound.mkdir(parents=True, exist_ok=True)
     for folder in sorted(Path(release).iterdir()):
-        if not folder.is_dir() or not any(folder.glob("*.ipynb")):
+        notebooks = [p for p in folder.glob("*.ipynb") if p.is_file()] if folder.is_dir() else []
+        if not notebooks:
             continue
+        pristine = {
+            p.name: committed(course, p) for p in notebooks if changed_by_learner(course, p)
+        }
+        # (None: nothing to tell edits by; the file is released as it is)
+        if any(data is None for data in pristine.values()):
+            continue  # edited, and no committed copy to release instead
         target = outbound / folder.name
-        if target.is_dir() and not _differs(folder, target):
+        fresh = Path(tempfile.mkdtemp(dir=outbound, prefix=".new-"))
+        shutil.copytree(folder, fresh / "a", ignore=shutil.ignore_patterns(".*", "__pycache__"))
+        for name, data in pristine.items():
+            (fresh / "a" / name).write_bytes(data)
+        if target.is_dir() and not _differs(fresh / "a", target):
+            shutil.rmtree(fresh)
             continue
         shutil.rmtree(target, ignore_errors=True)
-        shutil.copytree(folder, target, ignore=shutil.ignore_patterns(".*", "__pycache__"))
+        os.replace(fresh / "a", target)
+        shutil.rmtree(fresh)
     return root
 
 

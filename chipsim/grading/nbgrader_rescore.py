@@ -3,8 +3,9 @@
 Registered in ``nbgrader_config.py`` after ``Execute`` and before ``SaveAutoGrades``. For each
 notebook it:
 
-1. binds the hidden instances to this course run's seeds (:mod:`chipsim.grading.hidden`:
-   derived from a secret only the grader holds);
+1. binds the hidden instances drawn for this submission (:mod:`chipsim.grading.hidden`:
+   from a secret only the grader holds and the notebook's own digest, the same draw the
+   kernel was given the data of);
 2. checks that chipsim's files are unchanged since the grader started (a sha256 snapshot
    taken when this module is imported). When the notebook ran unsandboxed its kernel could
    have changed them: every part of *this* notebook scores 0 and the snapshot writes the
@@ -21,8 +22,9 @@ notebook it:
    the answer output (MIME type :data:`~chipsim.grading.answer.MIME`), scores it from the
    pristine problem definitions, and replaces the cell's outputs with the explanation, a
    picture (yours beside the reference's) and an ``execute_result`` holding the plain float
-   score. stderr from the learner (a warning, say) is dropped with the old outputs, so it
-   costs nothing.
+   score. The points come from the hidden instances; the visible ones are scored as well
+   and shown as a preview (what the learner's test cell showed). stderr from the learner
+   (a warning, say) is dropped with the old outputs, so it costs nothing.
 
 Only the answer *data* is taken from the kernel; everything else is recomputed here.
 """
@@ -32,7 +34,7 @@ from __future__ import annotations
 import io
 import warnings
 from contextlib import redirect_stderr
-from dataclasses import astuple
+from dataclasses import astuple, replace
 from typing import Any
 
 from nbgrader.preprocessors import NbGraderPreprocessor
@@ -46,13 +48,23 @@ import chipsim.viz.memory_plan  # noqa: F401
 import chipsim.viz.timeline  # noqa: F401
 from chipsim.grading.answer import MIME
 from chipsim.grading.grade import answer_language, score_answer
-from chipsim.grading.hidden import configured
+from chipsim.grading.hidden import configured, submission_key
 from chipsim.grading.leaderboard import CHALLENGES, measured
 from chipsim.grading.manifest import Snapshot
 from chipsim.grading.problems import ASSIGNMENTS, PARTS, Part
 from chipsim.grading.render import picture_output, result_output, text_output
+from chipsim.grading.sanitize import remembered_language
 from chipsim.grading.scoring import PartScore, zero
-from chipsim.grading.static_check import instructor_flags
+from chipsim.grading.static_check import (
+    COPY_SIMILARITY,
+    Flag,
+    copied_from,
+    instructor_flags,
+    reached_cells,
+    used_names,
+)
+from chipsim.grading.static_check import parse as parse_cell
+from chipsim.grading.view import reference_sources
 from chipsim.i18n import N_, tr, use_language
 
 #: The package as it was when the grader process started.
@@ -88,17 +100,20 @@ class RescoreAnswers(NbGraderPreprocessor):
             editable, tests, assignment=kind, forbidden={p: PARTS[p].forbidden for p in tests}
         )
         hidden = configured(self)
+        submission = resources.get("chipsim", {}).get("submission") or submission_key(nb)
         notes = nb.metadata.setdefault("chipsim", {})
         restored = set(notes.get("restored", ()))  # by chipsim.grading.sanitize
         measured_here: dict[str, Any] = {}  # the grader's challenge numbers (leaderboard)
-        with warnings.catch_warnings(), redirect_stderr(io.StringIO()):
+        language = remembered_language(nb)  # the learner's, from their own last run
+        with warnings.catch_warnings(), redirect_stderr(io.StringIO()), use_language(language):
             warnings.simplefilter("ignore")  # nothing the grader does may print to stderr
             for cell in nb.cells:
                 part_id = _gid(cell)
                 if cell.cell_type == "code" and part_id in PARTS and _is_grade(cell):
-                    part = hidden.bind(PARTS[part_id])
+                    part = hidden.bind(PARTS[part_id], submission)
                     score = self._score(cell, part, tampered)
                     _rewrite(cell, score, part_id in restored)
+                    flags += copy_flags(score, kind, editable, tests.get(part_id, ""))
                     if part_id in CHALLENGES:
                         measured_here[part_id] = measured(score)
         notes.update(
@@ -137,6 +152,7 @@ class RescoreAnswers(NbGraderPreprocessor):
     def _score(self, cell: Any, part: Part, tampered: list[str]) -> PartScore:
         points = float(cell.metadata["nbgrader"].get("points", part.points))
         ids = tuple(i.id for i in part.instances)
+        counted = tuple(i.id for i in part.hidden())
         doc = _find_answer(cell)
         with use_language(answer_language(doc)):  # the learner's, as their kernel recorded it
             if tampered:
@@ -145,12 +161,14 @@ class RescoreAnswers(NbGraderPreprocessor):
                     "chipsim's own files were changed while this notebook ran ({files}); 0 points",
                     files=shown,
                 )
-                return zero(part.id, points, why, ids)
+                return replace(zero(part.id, points, why, ids), counted=counted)
             if doc is None:
                 why = tr("no answer found: the test cell must end with submit(...)")
                 error = _error_text(cell)
-                return zero(part.id, points, why + (f" ({error})" if error else ""), ids)
-        return score_answer(part, doc, points=points)
+                why += f" ({error})" if error else ""
+                return replace(zero(part.id, points, why, ids), counted=counted)
+        counted = [i.id for i in part.hidden()]
+        return score_answer(part, doc, points=points, counted=counted)
 
 
 def _gid(cell: Any) -> Any:
@@ -208,3 +226,22 @@ def _rewrite(cell: Any, score: PartScore, restored: bool = False) -> None:
         outputs.append(picture)
     outputs.append(result_output(score.score, cell.get("execution_count")))
     cell.outputs = [from_dict(o) for o in outputs]
+
+
+def copy_flags(score: PartScore, assignment: str, editable: list, test_source: str) -> list[Flag]:
+    """A flag for the instructor when a part's answers are the reference's on every hidden
+    instance *and* the code behind them is the reference implementation's (up to names):
+    the learner pasted the course's own answer (:func:`.static_check.copied_from`)."""
+    counted = score.counted_scores()
+    if not counted or not all(s.matches_reference for s in counted):
+        return []
+    tree = parse_cell(test_source)
+    reached = reached_cells(used_names(tree) if tree is not None else set(), editable)
+    mine, ref, similarity = copied_from([src for _, src in reached], reference_sources(assignment))
+    if similarity < COPY_SIMILARITY:
+        return []
+    cell = next((i for i, src in reached if f"def {mine}(" in src), reached[0][0] if reached else 0)
+    what = (f"its answers are the reference's on every hidden instance, and {mine}() is "
+            f"{ref} with other names ({similarity:.0%} of its code): a copy of the course's "
+            "reference implementation?")  # fmt: skip
+    return [Flag(score.part, cell, 0, what)]

@@ -3,10 +3,14 @@
 A kernel can print without end, or display data nested so deep that writing the notebook
 overflows Python's stack. Neither may cost a grade, nor the grader's memory or disk: each
 output is checked as it arrives (:meth:`OutputBudget.admit`) and, past a cell's or the
-notebook's budget, replaced by one note that says what was cut. An *answer* output (the data
-a test cell hands to the grader) never counts against the budget — it has its own size limit
-(:data:`~chipsim.grading.answer.MAX_ANSWER_CHARS`) and depth limit, checked here too, so
-that a learner's flood of prints cannot push their own answer out.
+notebook's budget, replaced by one note that says what was cut. An output's size counts
+everything it writes into the notebook — its data, its MIME type names and its metadata —
+and a display *update* (``update_display_data``, which rewrites every output shown under one
+display id) is charged for every output it rewrites (:meth:`OutputBudget.admit_update`).
+An *answer* output (the data a test cell hands to the grader) never counts against the
+budget — it has its own size limit (:data:`~chipsim.grading.answer.MAX_ANSWER_CHARS`) and
+depth limit, checked here too, so that a learner's flood of prints cannot push their own
+answer out.
 
 Example:
     >>> budget = OutputBudget(cell_bytes=10, notebook_bytes=100)
@@ -43,17 +47,21 @@ def depth(value: Any, limit: int = MAX_DEPTH) -> int:
 
 
 def size(out: Any) -> int:
-    """About how many characters ``out`` takes in the notebook file."""
-    kind = out.get("output_type")
-    if kind == "stream":
-        return len(out.get("text", ""))
-    if kind == "error":
-        return sum(len(str(line)) for line in out.get("traceback", [])) + len(
-            str(out.get("evalue", ""))
-        )
-    total = 0
-    for value in (out.get("data") or {}).values():
-        total += len(value) if isinstance(value, str) else len(repr(value))
+    """About how many characters ``out`` takes in the notebook file: every key and value of
+    it (data, MIME type names, metadata, traceback), counted without recursion."""
+    total, stack = 0, [out]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            total += 4 * len(item)
+            for key, value in item.items():
+                total += len(key) if isinstance(key, str) else len(repr(key))
+                stack.append(value)
+        elif isinstance(item, (list, tuple)):
+            total += 2 * len(item)
+            stack.extend(item)
+        else:
+            total += len(item) if isinstance(item, str) else len(repr(item))
     return total
 
 
@@ -100,6 +108,18 @@ class OutputBudget:
             f"cut the output of {where} here: more than {_human(limit)}. Print less "
             "(only your functions' results are graded, not what a cell prints)"
         )
+
+    def admit_update(self, out: Any, copies: int) -> bool:
+        """May a display update rewrite ``copies`` outputs with ``out``? It is charged to the
+        notebook's budget once per output it rewrites; False (the update is dropped, the
+        outputs keep what they showed) past the budget."""
+        if any(depth(v) > MAX_DEPTH for v in (out.get("data") or {}).values()):
+            return False
+        n = size(out) * max(1, copies)
+        if self.notebook_used + n > self.notebook_bytes:
+            return False
+        self.notebook_used += n
+        return True
 
 
 def _human(n: int) -> str:

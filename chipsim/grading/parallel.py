@@ -50,6 +50,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from chipsim.errors import ChipsimError
 from chipsim.grading import gradebook_db
 from chipsim.grading.claims import LEASE, Claims
 from chipsim.grading.gradebook_setup import (
@@ -61,7 +62,7 @@ from chipsim.grading.gradebook_setup import (
     prepare,
     verify,
 )
-from chipsim.grading.jobs import Job, find_jobs, folder, job_key, order_jobs
+from chipsim.grading.jobs import Job, check_student_id, find_jobs, folder, job_key, order_jobs
 from chipsim.grading.jobs import digests as content_digests
 from chipsim.grading.ledger import Ledger, check_submission
 from chipsim.grading.progress import Progress, Summary
@@ -145,15 +146,21 @@ class _Queue:
     this process's: a job another live process holds waits at the back (asked again every
     ``poll`` seconds once nothing else is left); one graded meanwhile goes to ``elsewhere``."""
 
-    def __init__(self, jobs: Sequence[Job], take=None, poll: float = 0.5) -> None:
+    def __init__(
+        self, jobs: Sequence[Job], take=None, poll: float = 0.5, deadline: float | None = None
+    ) -> None:
         self.jobs, self.lock = list(jobs), threading.Lock()
-        self.take, self.poll = take, poll
+        self.take, self.poll, self.deadline = take, poll, deadline
         self.waiting: list[Job] = []
         self.elsewhere: list[Job] = []
+        self.timed_out: list[Job] = []
 
     def pop(self) -> Job | None:
         while True:
             with self.lock:
+                if self.deadline is not None and time.monotonic() > self.deadline:
+                    self.timed_out += self.jobs + self.waiting  # the run's time is up
+                    self.jobs, self.waiting = [], []
                 if not self.jobs and not self.waiting:
                     return None
                 job = self.jobs.pop(0) if self.jobs else self.waiting.pop(0)
@@ -252,6 +259,7 @@ def grade_all(
     worker: Sequence[str] = WORKER,
     shard: Shard | str | None = None,
     lease: float = LEASE,
+    seconds: float | None = None,
 ) -> GradeRun:
     """Autograde every submission under ``gradebook/submitted`` with ``workers`` processes.
 
@@ -266,6 +274,8 @@ def grade_all(
         worker: the command of one worker, to which the nbgrader arguments are appended.
         shard: grade only this share of the learners (``"i/N"``, :mod:`.shards`).
         lease: seconds after which a dead process's claims pass to this one (:mod:`.claims`).
+        seconds: the run's time budget: no notebook starts after it, and those left are
+            listed as not graded ("the run ran out of time"), to be graded by the next run.
     """
     course, clock = Path(course), time.monotonic()
     shard = Shard.parse(shard) if isinstance(shard, str) else shard
@@ -277,7 +287,7 @@ def grade_all(
     digests = content_digests(course, everything, _env(env))
     rejected, jobs, skipped = [], [], []
     for job in everything:
-        why = check_submission(folder(course, job))
+        why = check_submission(folder(course, job)) or _bad_id(job.student)
         if why:
             rejected.append((job, why))
             if ledger.entries.get(job_key(job), {}).get("digest") != digests[job]:
@@ -307,7 +317,9 @@ def grade_all(
 
     with Claims(store, owner, force=force, lease=lease) as claims:
         queue = _Queue(
-            order_jobs(course, jobs), lambda job: claims.take(job_key(job), digests[job])
+            order_jobs(course, jobs),
+            lambda job: claims.take(job_key(job), digests[job]),
+            deadline=None if seconds is None else clock + seconds,
         )
         with ThreadPoolExecutor(max_workers=workers) as pool:
             futures = [
@@ -317,15 +329,20 @@ def grade_all(
                 for out in fut.result():
                     outcomes[out.job] = out
         bar.close()
-        missing = _grade_the_rest(course, jobs, outcomes, recorded, queue, claims, extra, env)
-        for job in jobs:  # each outcome not yet in the ledger
+        late = set(queue.timed_out)
+        for job in queue.timed_out:  # never claimed: the next run (or another shard) takes them
+            rejected.append((job, f"the grading run ran out of time ({seconds:g} s): not "
+                                  "graded this time; run `make grade` again"))  # fmt: skip
+        todo = [j for j in jobs if j not in late]
+        missing = _grade_the_rest(course, todo, outcomes, recorded, queue, claims, extra, env)
+        for job in todo:  # each outcome not yet in the ledger
             if job in missing:
                 ledger.record(job_key(job), digests[job], "not graded", outcomes[job].log[-500:])
             elif job in outcomes and job not in recorded:
                 ledger.record(job_key(job), digests[job], "graded")
     ledger.save(course)
     mine = [j for j in jobs if j in outcomes]
-    elsewhere = tuple(j for j in jobs if j not in outcomes)
+    elsewhere = tuple(j for j in jobs if j not in outcomes and j not in late)
     summary = Summary(
         len(mine) - len(missing), len(skipped), len(elsewhere), len(missing) + len(rejected),
         time.monotonic() - clock,
@@ -334,6 +351,15 @@ def grade_all(
         tuple(outcomes[j] for j in mine), tuple(missing), tuple(skipped), tuple(rejected),
         elsewhere, summary,
     )  # fmt: skip
+
+
+def _bad_id(student: str) -> str:
+    """Why ``student`` cannot be a learner id (nbgrader reads ``--student`` as a pattern)."""
+    try:
+        check_student_id(student)
+    except ChipsimError as exc:
+        return str(exc)
+    return ""
 
 
 def _grade_the_rest(course, jobs, outcomes, recorded, queue, claims, extra, env) -> list[Job]:

@@ -41,6 +41,8 @@ from pathlib import Path
 
 #: The kernelspec's name (one private kernelspec folder per grading process).
 KERNEL_NAME = "chipsim-sandbox"
+#: The kernel's home and working folder inside the sandbox (its private scratch).
+HOME = "/tmp"
 LAUNCHER = Path(__file__).with_name("sandbox_launch.py")
 #: Variables of the grader's environment a kernel may see (BLAS threads, nbgrader's flag).
 PASSED_ENV = (
@@ -145,8 +147,19 @@ class KernelRun:
     to start the launcher) and, written by the launcher, ``ready`` and ``status.json``.
     """
 
-    def __init__(self, mode: str, limits: Limits, view: Path | None, env: dict[str, str]):
+    def __init__(
+        self,
+        mode: str,
+        limits: Limits,
+        view: Path | None,
+        env: dict[str, str],
+        files: Path | None = None,
+    ):
+        """``files``: a folder of the grader's whose files the kernel finds in its working
+        folder (:data:`HOME`), as its own, when it starts."""
         self.mode, self.limits, self.view, self.env = mode, limits, view, dict(env)
+        self.files = files
+        self.limits_applied = ""
         sweep_run_dirs()
         self.path = Path(tempfile.mkdtemp(prefix=f"chipsim-k-{os.getpid()}-", dir=run_base()))
         (self.path / "ipc").mkdir(mode=0o700)
@@ -170,6 +183,8 @@ class KernelRun:
             argv += ["--bind-ro", path]
         if self.view is not None:
             argv += ["--view", f"{self.view}:{pkg}"]
+        if self.files is not None:
+            argv += ["--files", str(self.files)]
         for name in (*PASSED_ENV, *self.env):
             argv += ["--env", name]
         spec = {
@@ -191,11 +206,13 @@ class KernelRun:
 
     def wait_ready(self, timeout: float, alive: Callable[[], bool] = lambda: True) -> dict | None:
         """Wait until the kernel's sockets are locked; None when ready, else its status.
+        Once ready, :attr:`limits_applied` says what bounds the kernel's memory and processes.
 
         ``alive``: is the launcher still running (a launcher that died says nothing more)?"""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if (self.path / "ready").exists():
+                self.limits_applied = (self.path / "ready").read_text(errors="replace")
                 return None
             status = self.status()
             if status is not None:

@@ -40,6 +40,11 @@ read-only inside the kernel's namespace, so the kernel cannot swap a socket for 
 the grader would then follow. Only then does the grader send any code (it waits for the file
 ``ready`` in the run folder).
 
+Before init runs anything, the supervisor puts it into a control group of its own
+(:mod:`.sandbox_cgroup`: cgroup v2 ``memory.max``/``pids.max``, or v1's, where the machine
+lets it): the memory and process limits then hold for the kernel's whole tree, not only per
+process. ``ready`` and ``status.json`` say which limits applied.
+
 Root never acts by path inside a folder the kernel can write: the run folder is created by
 the grader (0700) and handed over by file descriptor; the kernel's scratch is a tmpfs that
 disappears with its namespace.
@@ -57,12 +62,20 @@ import socket
 import sys
 import time
 
-# The sandbox's own half, by path (never through sys.path): see sandbox_ns.py.
-_spec = importlib.util.spec_from_file_location(
-    "chipsim_sandbox_ns", os.path.join(os.path.dirname(os.path.abspath(__file__)), "sandbox_ns.py")
-)
-ns = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(ns)
+
+def _load(name: str):
+    """A module of the sandbox's own, by path beside this file (never through sys.path)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.util.spec_from_file_location(
+        f"chipsim_{name}", os.path.join(here, f"{name}.py")
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ns = _load("sandbox_ns")  # the Linux calls, the file system, init
+cgroups = _load("sandbox_cgroup")  # the kernel's control group: limits for its whole tree
 
 
 # -- the supervisor ---------------------------------------------------------------------------
@@ -74,6 +87,7 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     ap.add_argument("--bind-ro", action="append", default=[], help="a folder to show read-only")
     ap.add_argument("--view", default="", help="SRC:DST, the package view and where it goes")
     ap.add_argument("--pythonpath", default="", help="the kernel's PYTHONPATH")
+    ap.add_argument("--files", default="", help="a folder whose files start the kernel's home")
     ap.add_argument("--env", action="append", default=[], help="a variable passed to the kernel")
     ap.add_argument("--as-bytes", type=int, default=4 << 30)
     ap.add_argument("--cpu", type=int, default=900)
@@ -184,21 +198,35 @@ def main(argv: list[str]) -> int:
     ns.unshare(ns.CLONE_NEWPID)  # our next child is pid 1 of a new PID namespace
     lifeline_r, lifeline_w = os.pipe()
     status_r, status_w = os.pipe()
+    go_r, go_w = os.pipe()  # init waits until it is in the kernel's control group
     ns_parent, ns_child = socket.socketpair()  # init sends its mount namespace through it
+    group = cgroups.create(f"chipsim-k-{os.getpid()}", memory_bytes=args.as_bytes, pids=args.nproc)
     started = time.monotonic()  # wall time, for the feedback only
     child = os.fork()
     if child == 0:
         os.close(lifeline_w)
         os.close(status_r)
+        os.close(go_w)
         ns_parent.close()
         try:
+            if os.read(go_r, 1) != b"g":
+                raise OSError("the supervisor did not start the kernel")
+            os.close(go_r)
             ns.sandbox_init(args, rest, conn, ids, sockets, lifeline_r, status_w, ns_child)
         except BaseException as exc:  # report why the sandbox could not start, then die
             os.write(status_w, json.dumps({"setup_error": str(exc)[:2000]}).encode())
         os._exit(70)
     os.close(lifeline_r)
     os.close(status_w)
+    os.close(go_r)
     ns_child.close()
+    try:
+        group.add(child)  # init, and so every process the kernel will start
+    except OSError as exc:
+        os.write(2, f"chipsim-sandbox: control group not used: {exc}\n".encode())
+        group = cgroups.Group("none", [], args.as_bytes, args.nproc)
+    os.write(go_w, b"g")
+    os.close(go_w)
     forwarded: list[int] = []
 
     def forward(signum: int, _frame) -> None:
@@ -215,8 +243,10 @@ def main(argv: list[str]) -> int:
     except OSError:
         fds = []
     ns_parent.close()
-    status = supervise(child, conn, sockets, run, fds[0] if fds else None)
+    status = supervise(child, conn, sockets, run, fds[0] if fds else None, group.describe())
     report = _read_all(status_r)
+    status["cgroup"], status["oom_killed"] = group.describe(), group.out_of_memory()
+    group.remove()
     try:
         status.update(json.loads(report or "{}"))
     except ValueError:
@@ -230,9 +260,12 @@ def main(argv: list[str]) -> int:
     return int(status.get("exit_code") or 0)
 
 
-def supervise(child: int, conn: dict, sockets: int, run: int, mnt_ns: int | None) -> dict:
+def supervise(
+    child: int, conn: dict, sockets: int, run: int, mnt_ns: int | None, limits: str = ""
+) -> dict:
     """Wait for init; meanwhile, once the kernel's sockets exist, make them read-only inside
-    and tell the grader (``ready`` in the run folder): it sends no code before that."""
+    and tell the grader (``ready`` in the run folder, holding ``limits``: what bounds the
+    kernel's memory and processes): it sends no code before that."""
     names = {f"{os.path.basename(conn['ip'])}-{conn[k]}" for k in
              ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port")}  # fmt: skip
     locked = False
@@ -246,8 +279,9 @@ def supervise(child: int, conn: dict, sockets: int, run: int, mnt_ns: int | None
         if not locked and names <= set(os.listdir(sockets)):
             locked = True
             if mnt_ns is not None and _remount_sockets_readonly(mnt_ns):
-                os.close(os.open("ready", os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600,
-                                 dir_fd=run))  # fmt: skip
+                fd = os.open("ready", os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600, dir_fd=run)
+                os.write(fd, limits.encode())
+                os.close(fd)
             else:
                 os.kill(child, signal.SIGKILL)  # never leave a kernel with swappable sockets
         if not locked:

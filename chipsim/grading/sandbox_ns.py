@@ -173,13 +173,35 @@ def build_root(args, conn: dict, ids: tuple[int, int], sockets: int) -> str:
     mount(ipc, _mountpoint(root, SOCKETS, True), None, MS_BIND)
     kernel_conn = dict(conn, ip=f"{SOCKETS}/{os.path.basename(conn['ip'])}")
     _write_owned(f"{root}{HOME}/.kernel.json", json.dumps(kernel_conn).encode(), ids)
+    if args.files:  # the submission's own files and its hidden instances, the kernel's own
+        _copy_owned(os.path.realpath(args.files), f"{root}{HOME}", ids)
     for sub in (".matplotlib", ".ipython", ".cache"):
-        os.mkdir(f"{root}{HOME}/{sub}", 0o700)
+        os.makedirs(f"{root}{HOME}/{sub}", 0o700, exist_ok=True)
         os.chown(f"{root}{HOME}/{sub}", *ids)
     for cache in _font_caches():  # matplotlib's font list, so each kernel does not rebuild it
         with open(cache, "rb") as f:
             _write_owned(f"{root}{HOME}/.matplotlib/{os.path.basename(cache)}", f.read(), ids)
     return root
+
+
+def _copy_owned(src: str, dst: str, ids: tuple[int, int]) -> None:
+    """Copy the grader's folder ``src`` (plain files and folders it made) into ``dst``,
+    owned by the kernel; a link or special file in it is skipped, never followed."""
+    fd = os.open(src, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    try:
+        for name in sorted(os.listdir(fd)):
+            st = os.lstat(name, dir_fd=fd)
+            target = f"{dst}/{name}"
+            if st.st_mode & 0o170000 == 0o040000:  # a folder
+                os.mkdir(target, 0o700)
+                os.chown(target, *ids)
+                _copy_owned(f"{src}/{name}", target, ids)
+            elif st.st_mode & 0o170000 == 0o100000:  # a regular file
+                inner = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=fd)
+                with os.fdopen(inner, "rb") as f:
+                    _write_owned(target, f.read(), ids)
+    finally:
+        os.close(fd)
 
 
 def _write_owned(path: str, data: bytes, ids: tuple[int, int]) -> None:

@@ -16,10 +16,16 @@ What it restored is listed in ``nb.metadata["chipsim"]["restored"]``; the feedba
 cells says so (:mod:`chipsim.grading.nbgrader_rescore`). nbgrader's own ``OverwriteCells``
 then restores the sources as usual.
 
-Register it in ``nbgrader_config.py``::
+:class:`RememberLanguage` runs before nbgrader clears the outputs: it keeps the language the
+learner's own kernel wrote its answers in (their locale, or ``set_language``), so that the
+feedback speaks it without any call in the notebook (``nb.metadata["chipsim"]["language"]``,
+passed to the grading kernel and used by the grader).
 
-    c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, RestoreTestCells,
-                                          OverwriteKernelspec, OverwriteCells, CheckCellMetadata]
+Register them in ``nbgrader_config.py``::
+
+    c.Autograde.sanitize_preprocessors = [RememberLanguage, ClearOutput, DeduplicateIds,
+                                          RestoreTestCells, OverwriteKernelspec,
+                                          OverwriteCells, CheckCellMetadata]
 """
 
 from __future__ import annotations
@@ -32,12 +38,16 @@ import nbformat
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from chipsim.grading.answer import MIME
+from chipsim.i18n import ENGLISH, normalize
+
 #: The metadata keys that decide how nbgrader treats a cell.
 KEYS = ("grade", "solution", "locked", "task", "points", "schema_version")
 
 
 def _gid(cell: Any) -> Any:
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return meta.get("grade_id") if isinstance(meta, dict) else None
 
 
 def _is_test(cell: Any) -> bool:
@@ -50,11 +60,14 @@ def restore(nb: Any, source: Any) -> list[str]:
     original = {_gid(c): c for c in source.cells if _gid(c)}
     restored: list[str] = []
     for cell in nb.cells:
+        meta = cell.get("metadata", {})
         gid = _gid(cell)
-        if gid is None:
+        if "nbgrader" in meta and (not isinstance(gid, str) or gid not in original):
+            # the learner's cell, whatever it claims (or a duplicate whose metadata
+            # DeduplicateIds emptied: nbgrader would stop on it as "old metadata format")
+            del meta["nbgrader"]
             continue
-        if gid not in original:
-            del cell.metadata["nbgrader"]  # the learner's cell, whatever it claims
+        if gid is None:
             continue
         want = original[gid].metadata["nbgrader"]
         have = cell.metadata["nbgrader"]
@@ -88,4 +101,43 @@ class RestoreTestCells(NbGraderPreprocessor):
         if restored:
             self.log.warning("restored the test cells %s of the course", ", ".join(restored))
         nb.metadata.setdefault("chipsim", {})["restored"] = restored
+        return nb, resources
+
+
+def answered_language(nb: Any) -> str | None:
+    """The language of the last answer the learner's own kernel wrote into ``nb``, or None
+    (the answers are the learner's data: anything that is not a language chipsim speaks is
+    ignored)."""
+    found = None
+    for cell in nb.get("cells", []):
+        for out in cell.get("outputs", []) if isinstance(cell, dict) else []:
+            data = out.get("data") if isinstance(out, dict) else None
+            doc = data.get(MIME) if isinstance(data, dict) else None
+            chosen = doc.get("language") if isinstance(doc, dict) else None
+            if isinstance(chosen, str) and len(chosen) <= 32:
+                try:
+                    found = normalize(chosen)
+                except ValueError:
+                    continue
+    return found
+
+
+def remembered_language(nb: Any) -> str:
+    """The language :class:`RememberLanguage` kept for ``nb`` (English when none)."""
+    chosen = nb.get("metadata", {}).get("chipsim", {}).get("language")
+    try:
+        return normalize(chosen) if isinstance(chosen, str) and len(chosen) <= 32 else ENGLISH
+    except ValueError:
+        return ENGLISH
+
+
+class RememberLanguage(NbGraderPreprocessor):
+    """Keep the learner's language before nbgrader clears the outputs (module docstring)."""
+
+    def preprocess(self, nb: Any, resources: dict) -> tuple[Any, dict]:
+        notes = nb.metadata.setdefault("chipsim", {})
+        notes.pop("language", None)  # only the answers' own record counts
+        language = answered_language(nb)
+        if language is not None:
+            notes["language"] = language
         return nb, resources

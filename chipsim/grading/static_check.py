@@ -6,8 +6,9 @@ pass to call (:mod:`chipsim.grading.view`) and no other learner's file to read
 edit and lists what an instructor may want to look at, in ``gradebook/flags.csv``
 (:func:`instructor_flags`):
 
-* an import that is not on :data:`ALLOWED_IMPORTS` (module -> names that may be imported
-  from it; ``"*"`` means any name);
+* an import of a module that reaches *around* the rules (:data:`REACHING_MODULES`: importlib,
+  ctypes, gc, pickle, the grader's own modules, ...) — any other import is fine: learners may
+  import what they like;
 * a name or attribute of the package's reference passes (:data:`FORBIDDEN_NAMES`), or an
   attribute that reaches inside objects (``__globals__``, ``passes``, ...; the everyday
   dunders of :data:`HARMLESS_DUNDERS` such as ``super().__init__`` are fine);
@@ -15,7 +16,10 @@ edit and lists what an instructor may want to look at, in ``gradebook/flags.csv`
   ``__import__``, ``globals``, ``vars``, ``locals``, ``getattr``/``setattr`` with a name that
   is not a literal, and IPython magics or shell commands (``%time``/``%timeit``/
   ``%matplotlib`` are fine);
-* ``compile(...)`` asked for a reference pass by name (``fusion="reference"``).
+* ``compile(...)`` asked for a reference pass by name (``fusion="reference"``);
+* a solution whose answers equal the reference's on every hidden instance *and* whose code is
+  the reference implementation's, token for token up to names (:func:`copied_from`): a copy
+  of the course's own answer, pasted from the package's source.
 
 A name the learner defines (``def first_fit(...)``) is theirs to use. Each part may name more
 (:attr:`Part.forbidden`, e.g. ``get_op`` in the part that asks for op patterns); those are
@@ -33,29 +37,15 @@ import ast
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-#: What a learner may import: module -> the names ``from module import ...`` may take
-#: (``"*"``: any). ``import module`` needs ``"*"`` (or is ``chipsim``, whose attributes are
-#: checked one by one).
-ALLOWED_IMPORTS: dict[str, object] = {
-    "math": "*", "itertools": "*", "functools": "*", "collections": "*", "heapq": "*",
-    "bisect": "*", "dataclasses": "*", "typing": "*", "random": "*", "numpy": "*",
-    "networkx": "*", "matplotlib": "*", "matplotlib.pyplot": "*", "sys": "*", "warnings": "*",
-    "time": "*", "copy": "*", "operator": "*", "pprint": "*", "enum": "*", "statistics": "*",
-    "IPython.display": "*",
-    "chipsim": ("GraphBuilder", "Graph", "Node", "Value", "Pattern", "TensorType", "f32",
-                "interpret", "verify", "compile", "ChipsimError", "PartitionError", "PlanError"),
-    "chipsim.ir": "*",
-    "chipsim.ir.ops": ("Pattern", "get_op"),
-    "chipsim.hw": ("get_chip",),
-    "chipsim.compiler": ("compile",),
-    "chipsim.passes.fusion": ("Partition", "working_set_bytes", "max_tile_rows",
-                              "validate_partition"),
-    "chipsim.passes.memory": ("UsageRecord", "MemoryPlan", "lower_bound", "live_bytes",
-                              "validate_plan", "align_up"),
-    "chipsim.passes.placement": ("arena_budget",),
-    "chipsim.grading": ("submit", "instances"),
-    "chipsim.viz": "*", "chipsim.viz.graph": "*",
-}  # fmt: skip
+#: Modules whose import reaches around the rules (a reference pass by a computed name, the
+#: grader's state, another process): flagged. Every other import is the learner's business.
+REACHING_MODULES = frozenset(
+    {"importlib", "ctypes", "gc", "inspect", "pickle", "marshal", "builtins", "runpy", "code",
+     "subprocess", "os", "shutil", "socket", "multiprocessing", "threading", "signal", "pty",
+     "chipsim.grading.view", "chipsim.grading.checks", "chipsim.grading.hidden",
+     "chipsim.grading.problems", "chipsim.grading.graphs", "chipsim.grading.epilogue",
+     "chipsim.grading.nbgrader_rescore", "chipsim.grading.problem_data"}
+)  # fmt: skip
 
 #: The package's reference passes and registries: the answers, not tools.
 FORBIDDEN_NAMES = frozenset(
@@ -116,8 +106,9 @@ def _harmless_magic(line: str) -> bool:
     return (line.lstrip() + " ").startswith(HARMLESS_MAGICS)
 
 
-def defined_names(tree: ast.AST) -> set[str]:
-    """Names a cell binds at any level (functions, classes, assignments, imports, args)."""
+def defined_names(tree: ast.AST, imports: bool = True) -> set[str]:
+    """Names a cell binds at any level (functions, classes, assignments, args, and imports
+    unless ``imports`` is false)."""
     out: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -126,7 +117,7 @@ def defined_names(tree: ast.AST) -> set[str]:
             out.add(node.id)
         elif isinstance(node, ast.arg):
             out.add(node.arg)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and imports:
             out.update((a.asname or a.name).split(".")[0] for a in node.names)
     return out
 
@@ -178,7 +169,8 @@ def check_cells(
         extra: more forbidden names (a part's own rule).
     """
     trees = [(i, parse(src), src) for i, src in cells]
-    mine = set().union(*(defined_names(t) for _, t, _ in trees if t is not None))
+    # names the learner defines are theirs (an import of a reference pass defines nothing)
+    mine = set().union(*(defined_names(t, imports=False) for _, t, _ in trees if t is not None))
     forbidden = (FORBIDDEN_NAMES | set(extra)) - (mine - set(extra))
     out: list[Violation] = []
     for i, tree, src in trees:
@@ -201,15 +193,15 @@ def _check_tree(
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for a in node.names:
-                if ALLOWED_IMPORTS.get(a.name) != "*" and a.name != "chipsim":
-                    bad(node, f"imports {a.name}, which is not on the allow-list")
+                if _reaching(a.name):
+                    bad(node, f"imports {a.name}, which reaches around the grading rules")
         elif isinstance(node, ast.ImportFrom):
             mod = "." * node.level + (node.module or "")
-            allowed = ALLOWED_IMPORTS.get(mod)
             for a in node.names:
-                ok = allowed == "*" or (isinstance(allowed, tuple) and a.name in allowed)
-                if not ok or a.name in extra:
-                    bad(node, f"imports {a.name!r} from {mod}, which is not on the allow-list")
+                if _reaching(mod) or _reaching(f"{mod}.{a.name}"):
+                    bad(node, f"imports {a.name!r} from {mod}, which reaches around the rules")
+                elif a.name in forbidden or a.name in extra:
+                    bad(node, f"imports {a.name!r} from {mod}, a reference pass: write your own")
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             if node.id in forbidden:
                 bad(node, f"uses {node.id!r}, a reference pass: write your own")
@@ -224,6 +216,12 @@ def _check_tree(
         elif isinstance(node, ast.Call):
             out += _check_call(cell, node, forbidden, assignment)
     return out
+
+
+def _reaching(module: str) -> bool:
+    """Is ``module`` (or a package it is in) one of :data:`REACHING_MODULES`?"""
+    parts = module.split(".")
+    return any(".".join(parts[:k]) in REACHING_MODULES for k in range(1, len(parts) + 1))
 
 
 def _check_call(cell: int, node: ast.Call, forbidden: set[str], assignment: str) -> list[Violation]:
@@ -314,3 +312,67 @@ def instructor_flags(
         out += [Flag(part, v.cell, v.line, v.what) for v in found]
     rest = [v for v in check_cells(editable, assignment=assignment) if v.cell not in seen]
     return out + [Flag("", v.cell, v.line, v.what) for v in rest]
+
+
+#: A learner's function this similar to a reference implementation (tokens, names and
+#: literals aside) is a copy; honest solutions of the same algorithm stay well below (the
+#: course's own model solutions: at most 0.88).
+COPY_SIMILARITY = 0.95
+#: Functions shorter than this (in tokens) are too short to call copied.
+COPY_MIN_TOKENS = 60
+
+
+def code_tokens(source: str) -> list[str]:
+    """``source``'s tokens with every name, string and number made anonymous: what stays the
+    same when a copy renames things."""
+    import io
+    import keyword
+    import tokenize
+
+    out: list[str] = []
+    try:
+        for t in tokenize.generate_tokens(io.StringIO(source).readline):
+            if t.type == tokenize.NAME:
+                out.append(t.string if keyword.iskeyword(t.string) else "ID")
+            elif t.type in (tokenize.STRING, tokenize.NUMBER):
+                out.append("LIT")
+            elif t.type == tokenize.OP:
+                out.append(t.string)
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    return out
+
+
+def functions_of(source: str) -> dict[str, str]:
+    """The source of each function a cell (or module) defines, by name."""
+    tree = parse(source)
+    if tree is None:
+        return {}
+    lines = source.splitlines()
+    return {
+        node.name: "\n".join(lines[node.lineno - 1 : node.end_lineno])
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+
+
+def copied_from(sources: Iterable[str], references: dict[str, str]) -> tuple[str, str, float]:
+    """The learner's function most like one of ``references`` (name -> source): ``(theirs,
+    reference, similarity)``; similarity 0 when nothing is long enough to compare."""
+    import difflib
+
+    best = ("", "", 0.0)
+    refs = {k: code_tokens(v) for k, v in references.items()}
+    refs = {k: v for k, v in refs.items() if len(v) >= COPY_MIN_TOKENS}
+    for source in sources:
+        for name, body in functions_of(source).items():
+            mine = code_tokens(body)
+            if len(mine) < COPY_MIN_TOKENS:
+                continue
+            for ref, theirs in refs.items():
+                if not 0.7 < len(mine) / len(theirs) < 1.4:
+                    continue
+                ratio = difflib.SequenceMatcher(None, mine, theirs, autojunk=False).ratio()
+                if ratio > best[2]:
+                    best = (name, ref, ratio)
+    return best

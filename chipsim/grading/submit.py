@@ -3,8 +3,14 @@
 A test cell ends with ``submit(part_id, fn, ...)``. It runs ``fn`` on each instance of the
 part, serialises what came back (:mod:`chipsim.grading.answer`), and returns an
 :class:`Answer`, which a notebook shows as the answer data (MIME type
-:data:`~chipsim.grading.answer.MIME`) plus a *provisional* score for self-checking. The
-provisional score is never trusted: the autograder recomputes it outside the kernel.
+:data:`~chipsim.grading.answer.MIME`) plus a *provisional* score on the visible instances for
+self-checking. The provisional score is never trusted: the autograder recomputes every score
+outside the kernel, and counts the hidden instances it drew for the submission.
+
+What the test cell shows is what the grader does on the same instances: the learner's
+functions run with the assignment's reference implementations withheld, exactly as in the
+grading view (:func:`chipsim.grading.view.withheld`), so an answer that leans on one scores
+0 here with the grader's message, not only later.
 
 Example:
     >>> from chipsim.passes.fusion import Partition
@@ -24,8 +30,10 @@ from contextlib import redirect_stderr
 from typing import Any
 
 from chipsim.grading.answer import MIME, encode, graph_fingerprint, records_fingerprint
-from chipsim.grading.problems import ALIGNMENT, CHIP, Instance, Part, get_part
-from chipsim.grading.scoring import feedback_language
+from chipsim.grading.problem_data import hidden_problems
+from chipsim.grading.problems import ALIGNMENT, CHIP, Part, get_part
+from chipsim.grading.scoring import feedback_language, show_points
+from chipsim.grading.view import withheld
 from chipsim.i18n import tr
 
 
@@ -47,13 +55,24 @@ class Answer:
         self.part, self.doc, self.provisional = part, doc, provisional
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        if _validating() and self.provisional is not None:
+            # nbgrader's Validate reads a test cell's result as its points: give it the number
+            return {MIME: self.doc, "text/plain": repr(float(self.provisional.score))}
         return {MIME: self.doc, "text/plain": self.text()}
 
     def text(self) -> str:
         n = len(self.doc["answers"])
         lines = [tr("Answer for part {part} ({n} instance(s)).", part=self.part.id, n=n)]
         if self.provisional is not None:
-            lines.append(tr("Provisional score (the autograder recomputes it on more instances):"))
+            lines.append(
+                tr(
+                    "Provisional score on the visible instances ({points} of {total} points). "
+                    "The grade is computed by the grader, the same way, on hidden instances "
+                    "it draws for your submission:",
+                    points=show_points(self.provisional.score),
+                    total=show_points(self.provisional.points),
+                )  # fmt: skip
+            )
             lines.append(self.provisional.explain())
         return "\n".join(lines)
 
@@ -64,9 +83,17 @@ class Answer:
 def instances(part_id: str, *, hidden: bool = False) -> dict[str, Any]:
     """The visible instances of a part (graphs or usage records), to explore in a notebook.
 
-    ``hidden=True`` works only while the notebook is graded (the grader gives the seeds)."""
-    part = _bound(get_part(part_id)) if hidden else get_part(part_id)
-    return {i.id: i.build() for i in part.instances if hidden or not i.hidden}
+    ``hidden=True`` adds the hidden ones, which exist only while the notebook is graded (the
+    grader hands the kernel their data)."""
+    return {iid: problem for iid, (_kind, problem) in _problems(get_part(part_id), hidden).items()}
+
+
+def _problems(part: Part, hidden: bool) -> dict[str, tuple[str, Any]]:
+    """``{instance id: (kind, problem)}``: the visible instances, then the hidden ones."""
+    found = {i.id: (i.kind, i.build()) for i in part.visible()}
+    if hidden:
+        found.update(hidden_problems(part.id))
+    return found
 
 
 def submit(
@@ -82,14 +109,13 @@ def submit(
             except under ``nbgrader autograde`` (which sets ``NBGRADER_EXECUTION``), where
             the grader computes the real score anyway.
     """
-    part = _bound(get_part(part_id)) if hidden else get_part(part_id)
+    part = get_part(part_id)
     if len(fns) != len(part.functions):
         raise TypeError(f"part {part_id!r} takes {len(part.functions)} function(s): "
                         f"{', '.join(part.functions)}")  # fmt: skip
-    chosen = [i for i in part.instances if hidden or not i.hidden]
-    answers = {}
-    for inst in chosen:
-        answers[inst.id] = _answer_one(inst, fns)
+    problems = _problems(part, hidden)
+    with withheld(part.assignment):  # as in the grading view: the reference passes raise
+        answers = {iid: _answer_one(iid, kind, obj, fns) for iid, (kind, obj) in problems.items()}
     doc = encode(part.id, answers, language=feedback_language())
     if score is None:
         score = os.environ.get("NBGRADER_EXECUTION") != "autograde"
@@ -97,11 +123,17 @@ def submit(
     if score:
         from chipsim.grading.grade import score_answer
 
-        provisional = score_answer(part, doc, points=part.points, required=[i.id for i in chosen])
+        visible = [i.id for i in part.visible()]
+        provisional = score_answer(part, doc, points=part.points, required=visible)
         if _validating() and provisional.score < provisional.points:
             raise NotFullCredit(
-                f"not there yet: {provisional.score:g} of {provisional.points:g} points on the "
-                "visible instances.\n" + provisional.explain()
+                tr(
+                    "not there yet: {score} of {points} points on the visible instances.",
+                    score=show_points(provisional.score),
+                    points=show_points(provisional.points),
+                )  # fmt: skip
+                + "\n"
+                + provisional.explain()
             )
     return Answer(part, doc, provisional)
 
@@ -111,24 +143,18 @@ def _validating() -> bool:
     return os.environ.get("NBGRADER_EXECUTION") == "validate"
 
 
-def _bound(part: Part) -> Part:
-    """``part`` with the hidden seeds the grader gave this kernel (see :mod:`.hidden`)."""
-    from chipsim.grading.hidden import bind_from_env
-
-    return bind_from_env(part)
-
-
-def _answer_one(inst: Instance, fns: tuple[Callable[..., Any], ...]) -> dict[str, Any]:
-    obj = inst.build()
+def _answer_one(
+    instance: str, kind: str, obj: Any, fns: tuple[Callable[..., Any], ...]
+) -> dict[str, Any]:
     try:
         # A learner's warning is not a wrong answer: keep it off the graded cell's stderr.
         with redirect_stderr(io.StringIO()):
-            return _RUNNERS[inst.kind](obj, fns)
+            return _RUNNERS[kind](obj, fns)
     except Exception as exc:  # the learner's code may raise anything: it is recorded, not fatal
         where = traceback.extract_tb(exc.__traceback__)[-1]
         at = tr("(line {line} of {function})", line=where.lineno, function=where.name)
         msg = f"{type(exc).__name__}: {exc} {at}"
-        print(f"{inst.id}: {msg}")
+        print(f"{instance}: {msg}")
         return {"error": msg}
 
 

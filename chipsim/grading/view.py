@@ -32,14 +32,18 @@ Example:
 from __future__ import annotations
 
 import ast
+import atexit
+import contextlib
 import fnmatch
 import functools
 import hashlib
-import os
+import importlib
+import inspect
 import shutil
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from chipsim.errors import ChipsimError
 
@@ -111,14 +115,117 @@ class ReferenceUnavailable(ChipsimError):
 
 
 def unavailable(name: str) -> ReferenceUnavailable:
-    """The error a stubbed reference implementation raises (the stubs call this)."""
+    """The error a withheld reference implementation raises (the stubs call this)."""
     short = name.rsplit(".", 1)[-1]
     return ReferenceUnavailable(
-        f"{short} ({name}) is not available while your notebook is graded: it is part of the "
-        "course's reference solution to this assignment. Use your own functions instead; "
-        "chipsim.compile uses the reference passes by default, so pass them explicitly, e.g. "
-        "chipsim.compile(graph, fusion=my_fusion) or fusion=None, planner=my_planner."
+        f"{short} ({name}) is not available to your solution: it is part of the course's "
+        "reference solution to this assignment, so the grader withholds it (and so does the "
+        "test cell). Use your own functions instead; chipsim.compile uses the reference "
+        "passes by default, so pass them explicitly, e.g. chipsim.compile(graph, "
+        "fusion=my_fusion) or fusion=None, planner=my_planner."
     )
+
+
+@contextlib.contextmanager
+def withheld(assignment: str) -> Iterator[None]:
+    """Inside the block, every reference implementation :data:`ANSWERS` lists for
+    ``assignment`` raises :class:`ReferenceUnavailable`, as it does in the grading view.
+
+    The test cell runs a learner's functions in this block, so that what it shows on the
+    visible instances is what the grader gives on them. Each function's code object is
+    swapped for a one-line ``raise`` and put back afterwards: every name bound to the function
+    (an earlier ``from ... import greedy_by_size`` too) reaches the stub, exactly as the
+    view's stubbed source does. Memoised functions (``functools.cache``) forget what they
+    remembered, so nothing computed before the block answers inside it.
+    """
+    swapped: list[tuple[Any, Any]] = []
+    caches = []
+    try:
+        for module, names in _withheld_modules(assignment):
+            for qual, func, cache in _functions(module, names):
+                code = _stub_code(func.__code__, f"{module.__name__}.{qual}")
+                if code is None:
+                    continue
+                swapped.append((func, func.__code__))
+                func.__code__ = code
+                if cache is not None:
+                    caches.append(cache)
+        for cache in caches:
+            cache.cache_clear()
+        yield
+    finally:
+        for func, code in reversed(swapped):
+            func.__code__ = code
+        for cache in caches:
+            cache.cache_clear()
+
+
+def reference_sources(assignment: str) -> dict[str, str]:
+    """The source of every reference implementation :data:`ANSWERS` lists for
+    ``assignment`` (``"module.qualname" -> source``), for the instructor's copy check."""
+    out = {}
+    for module, names in _withheld_modules(assignment):
+        for qual, func, _cache in _functions(module, names):
+            try:
+                out[f"{module.__name__}.{qual}"] = inspect.getsource(func)
+            except (OSError, TypeError):
+                continue
+    return out
+
+
+def _withheld_modules(assignment: str) -> Iterator[tuple[Any, list[str]]]:
+    """The imported modules :data:`ANSWERS` names for ``assignment``, with their entries."""
+    from chipsim.grading.sandbox import package_dir
+
+    entries = ANSWERS.get(assignment, ())
+    package = package_dir()
+    for path in sorted(package.rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        name = module_name(str(path.relative_to(package)))
+        names = declared(name, entries)
+        if names:
+            yield importlib.import_module(name), names
+
+
+def _functions(module: Any, names: Sequence[str]) -> Iterator[tuple[str, Any, Any]]:
+    """``(qualname, plain function, its cache or None)`` for each function of ``module``
+    that ``names`` cover (the same rule as :func:`stub_source`)."""
+
+    def visit(owner: Any, prefix: str) -> Iterator[tuple[str, Any, Any]]:
+        for attr, value in list(vars(owner).items()):
+            qual = prefix + attr
+            cache = value if hasattr(value, "cache_clear") else None
+            func = inspect.unwrap(value) if cache is not None else value
+            if isinstance(func, (staticmethod, classmethod)):
+                func = func.__func__
+            if inspect.isfunction(func) and func.__module__ == module.__name__:
+                if _covered(qual, names):
+                    yield qual, func, cache
+            elif inspect.isclass(value) and value.__module__ == module.__name__:
+                yield from visit(value, qual + ".")
+
+    yield from visit(module, "")
+
+
+def _stub_code(code: Any, name: str) -> Any:
+    """A code object that raises :func:`unavailable` for ``name``, with the same free
+    variables as ``code`` (so it can stand in for it), or None if none can be made."""
+    free = code.co_freevars
+    lines = ["def _outer():"]
+    lines += [f"    {v} = None" for v in free]
+    lines += ["    def _stub(*args, **kwargs):"]
+    if free:
+        lines.append("        (" + ", ".join(free) + ",)")
+    lines += [
+        "        from chipsim.grading.view import unavailable",
+        f"        raise unavailable({name!r})",
+        "    return _stub",
+    ]
+    scope: dict[str, Any] = {}
+    exec(compile("\n".join(lines), "<withheld reference>", "exec"), scope)  # noqa: S102
+    stub = scope["_outer"]().__code__
+    return stub if stub.co_freevars == free else None
 
 
 def _covered(qualname: str, names: Iterable[str]) -> bool:
@@ -192,24 +299,21 @@ def build_view(assignment: str, package: Path, dest: Path) -> Path:
     return dest
 
 
-def _private_base() -> Path:
-    """``<tmp>/chipsim-views-<uid>``: this user's own folder (refused if anyone else's)."""
-    base = Path(tempfile.gettempdir()) / f"chipsim-views-{os.geteuid()}"
-    try:
-        base.mkdir(mode=0o700)
-    except FileExistsError:
-        pass
-    st = base.lstat()
-    if not base.is_dir() or base.is_symlink() or st.st_uid != os.geteuid() or st.st_mode & 0o022:
-        raise ChipsimError(f"{base} is not a private folder of this user: remove it")
-    base.chmod(0o711)  # the views below are read by kernels of other uids
+@functools.cache
+def _views_base() -> Path:
+    """This grading process's own folder of views: a fresh, unpredictably named, private
+    (0700) temporary folder, removed when the process ends. (A fixed name in the shared temp
+    folder could be made first by any local account, and grading would then stop.) Kernels
+    see a view through a bind mount made by the sandbox, not through this path."""
+    base = Path(tempfile.mkdtemp(prefix="chipsim-views-"))
+    atexit.register(shutil.rmtree, base, True)
     return base
 
 
 @functools.cache
 def grading_view(assignment: str) -> Path:
-    """The grading view of the installed package for ``assignment`` (built once, shared by
-    every grading process of this user while the package and :data:`ANSWERS` are the same)."""
+    """The grading view of the installed package for ``assignment`` (built once per grading
+    process, in its private folder of views)."""
     from chipsim.grading.sandbox import package_dir
 
     package = package_dir()
@@ -218,13 +322,8 @@ def grading_view(assignment: str) -> Path:
     for path in sorted(package.rglob("*")):
         if path.is_file() and "__pycache__" not in path.parts:
             digest.update(str(path.relative_to(package)).encode() + path.read_bytes())
-    final = _private_base() / f"{assignment}-{digest.hexdigest()[:20]}"
+    final = _views_base() / f"{assignment}-{digest.hexdigest()[:20]}"
     if not final.exists():
-        tmp = Path(tempfile.mkdtemp(prefix=".building-", dir=final.parent))
-        build_view(assignment, package, tmp / "chipsim")
-        tmp.chmod(0o755)
-        try:
-            tmp.rename(final)
-        except OSError:  # another grading process built it first
-            shutil.rmtree(tmp, ignore_errors=True)
+        final.mkdir(mode=0o755)
+        build_view(assignment, package, final / "chipsim")
     return final / "chipsim"

@@ -147,3 +147,38 @@ def test_the_feedback_picture_is_drawn_in_the_learners_language(monkeypatch):
     assert chinese[0] == "实例 random_40" and english[0] == "instance random_40"
     assert any(t.startswith("你的：内存池") for t in chinese)
     assert any(t.startswith("yours: arena") for t in english)
+
+
+def test_the_learners_locale_chooses_the_language_without_a_call(monkeypatch):
+    """A learner whose system speaks Chinese gets Chinese feedback with no set_language."""
+    monkeypatch.setenv("LC_ALL", "zh_CN.UTF-8")
+
+    def planner(records, alignment=64):
+        raise NotImplementedError("first_fit_plan")
+
+    assert submit("memory_first_fit", planner, score=False).doc["language"] == "zh_CN"
+    monkeypatch.setenv("LC_ALL", "de_DE.UTF-8")  # a language chipsim does not speak
+    assert submit("memory_first_fit", planner, score=False).doc["language"] == "en"
+
+
+def test_the_grader_remembers_the_language_of_the_learners_own_run():
+    """nbgrader clears the outputs before grading; the language the learner's kernel wrote
+    its answers in is kept first, and the grader's messages follow it."""
+    import nbformat
+
+    from chipsim.grading.answer import MIME
+    from chipsim.grading.nbgrader_rescore import RescoreAnswers
+    from chipsim.grading.sanitize import RememberLanguage
+
+    nb = nbformat.v4.new_notebook()
+    cell = new_code_cell("submit('memory_greedy', greedy_plan, hidden=HIDDEN)")
+    cell.metadata["nbgrader"] = {"grade": True, "grade_id": "memory_greedy", "points": 3,
+                                 "solution": False, "locked": True}  # fmt: skip
+    cell.outputs = [nbformat.v4.new_output("display_data", data={MIME: first_fit_answer("zh_CN")})]
+    nb.cells.append(cell)
+    nb, _ = RememberLanguage().preprocess(nb, {})
+    assert nb.metadata["chipsim"]["language"] == "zh_CN"
+    cell.outputs = []  # what nbgrader's ClearOutput does next; the kernel then says nothing
+    nb, _ = RescoreAnswers().preprocess(nb, {"nbgrader": {"assignment": "memory_planning"}})
+    text = cell.outputs[0]["data"]["text/plain"]
+    assert HAN.search(text), text

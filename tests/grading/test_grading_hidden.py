@@ -10,7 +10,8 @@ import pytest
 
 from chipsim.grading import instances, submit
 from chipsim.grading.answer import graph_fingerprint, records_fingerprint
-from chipsim.grading.hidden import SEEDS_ENV, load_secret, seeds_for
+from chipsim.grading.hidden import load_secret, seeds_for, submission_key
+from chipsim.grading.problem_data import HIDDEN_FILE_ENV
 from chipsim.grading.problems import PARTS, HiddenInstanceError
 
 HIDDEN = [(pid, inst) for pid, part in PARTS.items() for inst in part.instances if inst.hidden]
@@ -37,7 +38,7 @@ def _structure(obj) -> str:
 
 
 def test_the_package_alone_cannot_build_a_hidden_instance(monkeypatch):
-    monkeypatch.delenv(SEEDS_ENV, raising=False)
+    monkeypatch.delenv(HIDDEN_FILE_ENV, raising=False)
     assert HIDDEN and all(inst.seed is None for _, inst in HIDDEN)
     for _, inst in HIDDEN:
         with pytest.raises(HiddenInstanceError, match="grader's secret"):
@@ -48,14 +49,42 @@ def test_the_package_alone_cannot_build_a_hidden_instance(monkeypatch):
         submit("fusion_chains", lambda g, c: None, hidden=True, score=False)
 
 
-def test_two_course_runs_differ_and_one_run_is_deterministic():
-    a, b = seeds_for(b"course run A" * 3, PARTS), seeds_for(b"course run B" * 3, PARTS)
-    assert a == seeds_for(b"course run A" * 3, PARTS)
+def test_course_runs_and_submissions_differ_and_a_regrade_is_deterministic():
+    """Another course run draws other instances, and so does another submission in the same
+    run: what one grading shows a learner does not answer the next."""
+    a = seeds_for(b"course run A" * 3, PARTS, "notebook 1")
+    b = seeds_for(b"course run B" * 3, PARTS, "notebook 1")
+    c = seeds_for(b"course run A" * 3, PARTS, "notebook 2")
+    assert a == seeds_for(b"course run A" * 3, PARTS, "notebook 1")
     for pid, inst in HIDDEN:
         one = _fingerprint(PARTS[pid].bind(a).instance(inst.id).build())
         again = _fingerprint(PARTS[pid].bind(a).instance(inst.id).build())
         other = _fingerprint(PARTS[pid].bind(b).instance(inst.id).build())
-        assert one == again and one != other, inst.id
+        next_one = _fingerprint(PARTS[pid].bind(c).instance(inst.id).build())
+        assert one == again and one != other and one != next_one, inst.id
+
+
+def test_the_submission_key_follows_the_cells_not_their_outputs():
+    nb = {"cells": [{"cell_type": "code", "source": "x = 1", "outputs": []}]}
+    ran = {"cells": [{"cell_type": "code", "source": "x = 1", "outputs": [{"text": "1"}]}]}
+    edited = {"cells": [{"cell_type": "code", "source": "x = 2", "outputs": []}]}
+    assert submission_key(nb) == submission_key(ran) != submission_key(edited)
+
+
+def test_a_hidden_instance_carries_no_seed():
+    """The kernel sees a hidden instance's data: its name is its id, and nothing in its JSON
+    form spells the seed it was drawn from."""
+    from chipsim.grading.problem_data import encode
+
+    seeds = seeds_for(b"a course secret!", PARTS, "a notebook")
+    for pid, inst in HIDDEN:
+        bound = PARTS[pid].bind(seeds).instance(inst.id)
+        data = encode(inst.kind, bound.build())
+        text = data if isinstance(data, str) else json.dumps(data)
+        text = data["graph"] if inst.kind == "liveness" else text
+        assert str(bound.seed) not in text, inst.id
+        if inst.kind in ("fusion", "plan", "liveness"):
+            assert f'"name": "{inst.id}"' in text, inst.id
 
 
 @pytest.mark.parametrize("pid,inst", HIDDEN, ids=[i.id for _, i in HIDDEN])
@@ -67,14 +96,15 @@ def test_a_family_is_too_varied_to_solve_offline(pid, inst):
     assert len(shapes) >= 27, f"{inst.id}: only {len(shapes)} structures in 30 seeds"
 
 
-def test_a_graded_kernel_gets_the_seeds_and_answers_every_instance(monkeypatch):
-    seeds = seeds_for(b"a course secret!", PARTS)
-    monkeypatch.setenv(SEEDS_ENV, json.dumps(seeds))
+def test_a_graded_kernel_gets_the_data_and_answers_every_instance(grader_gives):
+    seeds = seeds_for(b"a course secret!", PARTS, "a notebook")
+    grader_gives([part.bind(seeds) for part in PARTS.values()])
     ans = submit("fusion_chains", lambda g, c: None, hidden=True, score=False)
     assert set(ans.doc["answers"]) == {i.id for i in PARTS["fusion_chains"].instances}
-    shown = instances("fusion_chains", hidden=True)["chains_h1"]
-    bound = PARTS["fusion_chains"].bind(seeds).instance("chains_h1").build()
-    assert graph_fingerprint(shown) == graph_fingerprint(bound)
+    for pid, inst in HIDDEN:
+        shown = instances(pid, hidden=True)[inst.id]
+        bound = PARTS[pid].bind(seeds).instance(inst.id).build()
+        assert _fingerprint(shown) == _fingerprint(bound), inst.id
 
 
 def test_the_secret_is_created_private_once_and_never_through_a_link(tmp_path):

@@ -24,7 +24,7 @@ def fusion_course(tmp_path_factory):
     course = make_course(tmp_path_factory.mktemp("fusion"))
     done = nbgrader(course, "generate_assignment", "fusion", "--force")
     assert done.returncode == 0, done.stderr
-    released = nbformat.read(course / "exercises" / "fusion" / "fusion.ipynb", 4)
+    released = nbformat.read(course / "gradebook" / "release" / "fusion" / "fusion.ipynb", 4)
     solution = nbformat.read(course / "solutions" / "fusion" / "fusion.ipynb", 4)
     src = {c.metadata.get("nbgrader", {}).get("grade_id"): c.source for c in solution.cells}
     noisy_chains = NOISY_CHAINS + src["fusion_chains_code"].replace(
@@ -104,7 +104,7 @@ def test_reusing_the_reference_pass_scores_zero_on_that_part(fusion_course):
     nb = nbformat.read(course / "gradebook" / "autograded" / "cheat" / "fusion" / "fusion.ipynb", 4)
     cell = next(c for c in nb.cells if c.metadata["nbgrader"].get("grade_id") == "fusion_chains")
     text = cell.outputs[0]["data"]["text/plain"]
-    assert "fuse_elementwise_chains" in text and "not available while your notebook" in text
+    assert "fuse_elementwise_chains" in text and "is not available to your solution" in text
 
 
 def test_graded_cells_end_with_a_plain_float_and_no_stderr(fusion_course):
@@ -125,7 +125,7 @@ def test_memory_planning_blank_reference_partial_noisy(tmp_path):
     done = nbgrader(course, "generate_assignment", "memory_planning", "--force")
     assert done.returncode == 0, done.stderr
     name = "memory_planning"
-    released = nbformat.read(course / "exercises" / name / f"{name}.ipynb", 4)
+    released = nbformat.read(course / "gradebook" / "release" / name / f"{name}.ipynb", 4)
     solution = nbformat.read(course / "solutions" / name / f"{name}.ipynb", 4)
     src = {c.metadata.get("nbgrader", {}).get("grade_id"): c.source for c in solution.cells}
     first_fit_as_greedy = "def greedy_plan(records, alignment=64):\n" + (
@@ -167,7 +167,7 @@ def test_released_exercises_match_a_fresh_generation(tmp_path):
     for name in ("fusion", "memory_planning"):
         done = nbgrader(course, "generate_assignment", name, "--force")
         assert done.returncode == 0, done.stderr
-        fresh = course / "exercises" / name / f"{name}.ipynb"
+        fresh = course / "gradebook" / "release" / name / f"{name}.ipynb"
         committed = ROOT / "exercises" / name / f"{name}.ipynb"
         assert filecmp.cmp(fresh, committed, shallow=False), (
             f"{committed} is stale: run `make exercises` and commit the result"

@@ -107,7 +107,7 @@ def test_jobs_are_taken_heaviest_first_and_blas_gets_a_share_of_the_cores(tmp_pa
 def test_submissions_whose_worker_died_are_graded_again_exactly_once(tmp_path):
     course = make_course(tmp_path)
     assert nbgrader(course, "generate_assignment", "fusion", "--force").returncode == 0
-    released = nbformat.read(course / "exercises" / "fusion" / "fusion.ipynb", 4)
+    released = nbformat.read(course / "gradebook" / "release" / "fusion" / "fusion.ipynb", 4)
     for student in ("ann", "bob"):
         submit_notebook(course, "fusion", student, released)
     run = grade_all(

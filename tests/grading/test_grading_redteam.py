@@ -39,11 +39,12 @@ def redteam(tmp_path_factory):
     for assignment in ("fusion", "memory_planning"):
         done = nbgrader(course, "generate_assignment", assignment, "--force")
         assert done.returncode == 0, done.stderr
-    released = nbformat.read(course / "exercises" / "fusion" / "fusion.ipynb", 4)
+    released = nbformat.read(course / "gradebook" / "release" / "fusion" / "fusion.ipynb", 4)
     solution = nbformat.read(course / "solutions" / "fusion" / "fusion.ipynb", 4)
     path = Path("memory_planning") / "memory_planning.ipynb"
     memory = memory_students(
-        nbformat.read(course / "exercises" / path, 4), nbformat.read(course / "solutions" / path, 4)
+        nbformat.read(course / "gradebook" / "release" / path, 4),
+        nbformat.read(course / "solutions" / path, 4),
     )
     checks = course / "pkg" / "chipsim" / "grading" / "checks.py"
     before = checks.read_bytes()
@@ -131,7 +132,7 @@ def _cell_text(course, student, gid, assignment="fusion"):
 def test_feedback_names_the_reason(redteam):
     course, _, _, _, _ = redteam
     assert "different graph" in _cell_text(course, "rt_forged_other_graph", "fusion_epilogue")
-    unavailable = "is not available while your notebook is graded"
+    unavailable = "is not available to your solution"
     for name in ("rt_getattr_reference", "rt_importlib_reference", "rt_pickle", "rt_gc"):
         assert unavailable in _cell_text(course, name, "fusion_challenge"), name
     assert "MemoryError" in _cell_text(course, "rt_memory_hog", "fusion_challenge")

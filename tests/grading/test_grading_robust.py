@@ -64,7 +64,7 @@ def course(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def first_run(course, request):
-    released = nbformat.read(course / "exercises" / "fusion" / "fusion.ipynb", 4)
+    released = nbformat.read(course / "gradebook" / "release" / "fusion" / "fusion.ipynb", 4)
     solution = nbformat.read(course / "solutions" / "fusion" / "fusion.ipynb", 4)
     meta = nbformat.from_dict(solution)
     _test_cell(meta, "fusion_chains").metadata["nbgrader"].update(grade=False, points=100)
@@ -142,7 +142,7 @@ def test_the_feedback_says_what_the_grader_did(course, first_run):
 @pytest.fixture(scope="module")
 def second_run(course, first_run, request):
     """The blank learner resubmits a solved part 1; nothing else changes."""
-    released = nbformat.read(course / "exercises" / "fusion" / "fusion.ipynb", 4)
+    released = nbformat.read(course / "gradebook" / "release" / "fusion" / "fusion.ipynb", 4)
     solution = nbformat.read(course / "solutions" / "fusion" / "fusion.ipynb", 4)
     sources = {c.metadata.get("nbgrader", {}).get("grade_id"): c.source for c in solution.cells}
     _test_cell(released, "fusion_patterns_code").source = sources["fusion_patterns_code"]

@@ -26,10 +26,11 @@ def test_honest_code_passes():
 
 def test_reference_passes_and_dynamic_tricks_are_found():
     cases = {
-        "from chipsim.passes.fusion import reference_fusion": "allow-list",
-        "import chipsim.passes.fusion as f": "allow-list",
+        "from chipsim.passes.fusion import reference_fusion": "a reference pass",
+        "import chipsim.passes.fusion as f\nf.reference_fusion": ".reference_fusion",
         "import chipsim\nchipsim.passes.fusion.no_fusion": ".passes",
-        "import importlib": "allow-list",
+        "import importlib": "reaches around",
+        "from chipsim.grading.checks import baseline": "reaches around",
         "x = __import__('chipsim')": "__import__",
         "getattr(m, name)": "computed attribute",
         "getattr(m, 'greedy_by_size')": "greedy_by_size",
@@ -59,6 +60,10 @@ def test_what_honest_learners_write_raises_no_flag():
         "%time run(g)\n%timeit -n 3 run(g)\n": "fusion",
         "%%time\nrun(g)\n": "fusion",
         "from IPython.display import display\ndisplay(p)\n": "fusion",
+        # following the notebook's own advice, and importing what one likes
+        "from chipsim.i18n import set_language\nset_language('zh_CN')\n": "fusion",
+        "import scipy\nfrom pandas import DataFrame\nimport json, re\n": "memory_planning",
+        "from chipsim.passes.memory import live_bytes\nfrom chipsim.hw import get_chip\n": "fusion",
     }
     for src, assignment in honest.items():
         assert whats(src, assignment) == [], src

@@ -27,7 +27,7 @@ def released(tmp_path_factory):
     """The released fusion notebook (what a learner who solved nothing submits)."""
     course = make_course(tmp_path_factory.mktemp("release"))
     assert nbgrader(course, "generate_assignment", "fusion", "--force").returncode == 0
-    return nbformat.read(course / "exercises" / "fusion" / "fusion.ipynb", 4)
+    return nbformat.read(course / "gradebook" / "release" / "fusion" / "fusion.ipynb", 4)
 
 
 def _class(tmp_path, released, learners: list[str]):

@@ -1,0 +1,106 @@
+"""How much a notebook's points move with the course secret (issue: scores stable across draws).
+
+Every submission is graded on hidden instances drawn for it, so the same notebook meets other
+instances in another course run. This grades two solutions of every part on the hidden
+instances of N course secrets, in-process with the grader's own scoring
+(:mod:`chipsim.grading.spread`), and prints each part's points per solution: min, max, spread
+(max - min) and mean. Target: a spread of at most 0.1 points per part, and the model solution
+at full marks on every secret.
+
+* ``model``: the course's model solution (``solutions/``), as a learner who solved it all.
+* ``middling``: a plausible half-way learner, part by part: patterns right for the cheap ops
+  only; one kernel for everything (over-fusion) in part 2; chains without epilogues in part 3
+  and as the challenge; liveness that forgets graph outputs live to the end; best fit where
+  first fit is asked; first fit where greedy by size is asked; greedy by size as the memory
+  challenge.
+
+    .venv/bin/python benchmarks/grading_spread.py --secrets 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import time
+
+from chipsim.grading.problems import PARTS
+from chipsim.grading.spread import ROOT, model_functions, notebook_namespace, spread
+from chipsim.ir import Pattern
+
+
+def middling_functions() -> dict:
+    """The half-way learner's functions (built on the model notebooks' own helpers)."""
+    fusion = notebook_namespace(ROOT / "solutions" / "fusion" / "fusion.ipynb")
+    memory = notebook_namespace(ROOT / "solutions" / "memory_planning" / "memory_planning.ipynb")
+    cheap = {"add", "sub", "mul", "div", "relu", "exp", "tanh", "neg", "sigmoid", "gelu"}
+
+    def pattern_of(op):
+        return Pattern.ELEMENTWISE if op in cheap else Pattern.REDUCTION
+
+    def may_fuse(p, c):
+        return p in (Pattern.ELEMENTWISE, Pattern.BROADCAST) and c == p
+
+    def everything(graph, chip):
+        ops = [i for i, n in enumerate(graph.nodes) if n.op != "constant"]
+        return fusion["as_partition"](graph, [ops])
+
+    def usage_records(graph, schedule):
+        names, born, last = graph.names(), {}, {}
+        for t, node in enumerate(schedule):
+            born[node.output] = t
+            for v in node.inputs:
+                last[v] = t
+        values = list(graph.inputs) + [n.output for n in schedule if n.op != "constant"]
+        rec = memory["UsageRecord"]
+        return [rec(names[v], v.type.nbytes, born.get(v, 0), last.get(v, born.get(v, 0)) + 1)
+                for v in values]  # fmt: skip
+
+    def best_fit_plan(records, alignment=64):
+        order = sorted(range(len(records)), key=lambda i: (records[i].first, i))
+        offsets = memory["place"](records, order, alignment, True)
+        return memory["MemoryPlan"](records, offsets, alignment, "best fit")
+
+    def greedy(records, alignment=64):
+        return memory["greedy_plan"](records, alignment)
+
+    return {
+        "fusion_patterns": (pattern_of, may_fuse),
+        "fusion_chains": (everything,),
+        "fusion_epilogue": (fusion["fuse_chains"],),
+        "fusion_challenge": (fusion["fuse_chains"],),
+        "memory_liveness": (usage_records,),
+        "memory_first_fit": (best_fit_plan,),
+        "memory_greedy": (memory["first_fit_plan"],),
+        "memory_challenge": (greedy,),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--secrets", type=int, default=20)
+    ap.add_argument("--parts", nargs="*", default=list(PARTS))
+    args = ap.parse_args()
+    clock = time.perf_counter()
+    solutions = {"model": model_functions(), "middling": middling_functions()}
+    rows = spread(args.parts, solutions, args.secrets)
+    print(f"machine: {platform.machine()}, Python {platform.python_version()}; "
+          f"{args.secrets} course secrets")  # fmt: skip
+    print("| part | points | solution | min | max | spread | mean |")
+    print("|---|---:|---|---:|---:|---:|---:|")
+    for r in rows:
+        cells = (
+            r.part,
+            f"{PARTS[r.part].points:g}",
+            r.solution,
+            f"{min(r.scores):.3f}",
+            f"{max(r.scores):.3f}",
+            f"{r.spread:.3f}",
+            f"{statistics.fmean(r.scores):.3f}",
+        )
+        print("| " + " | ".join(cells) + " |")
+    print(f"wall time {time.perf_counter() - clock:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

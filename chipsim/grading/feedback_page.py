@@ -1,0 +1,86 @@
+"""Feedback pages that run nothing a learner wrote.
+
+A feedback page is nbconvert's HTML of the autograded notebook: the grader replaces the
+graded cells' outputs with its own, but every other cell keeps what the learner's kernel
+displayed — an HTML output with a ``<script>``, an ``<img onerror=...>``, an SVG, a Markdown
+cell of raw HTML. Opened in a browser, any of it would run with the page's rights (on a hub:
+the hub's origin). :class:`SafeFeedbackExporter`, nbgrader's HTML exporter for feedback
+(``c.GenerateFeedback.exporter_class``), closes both doors:
+
+* learner-made HTML is sanitised with a maintained sanitiser (``nh3``, the Ammonia library):
+  HTML outputs and the Markdown cells a learner could edit keep their text and harmless
+  markup, never a script, an event handler or a ``javascript:`` link; output types a browser
+  would run or that carry script (JavaScript, SVG, widgets, Markdown and LaTeX outputs) are
+  dropped, keeping their plain text;
+* the page carries a Content-Security-Policy that allows no script at all, only inline
+  styles and ``data:`` images: whatever got past the sanitiser could not run anyway.
+
+Example:
+    >>> clean_html('<b>ok</b><script>alert(1)</script><img src=x onerror="alert(1)">')
+    '<b>ok</b><img src="x">'
+    >>> with_policy("<html><head><title>t</title></head></html>")[:54]
+    '<html><head><meta http-equiv="Content-Security-Policy"'
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import nh3
+from nbconvert.exporters import HTMLExporter
+
+#: No script of any kind; styles inline (the page's own), images as data: URLs only.
+POLICY = (
+    "default-src 'none'; script-src 'none'; object-src 'none'; base-uri 'none'; "
+    "form-action 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:"
+)
+#: Output types kept as they are (the page shows them without running anything).
+SAFE_MIME = frozenset({"text/plain", "image/png", "image/jpeg", "image/gif"})
+#: Output types whose content is sanitised HTML.
+HTML_MIME = "text/html"
+
+
+def clean_html(text: str) -> str:
+    """``text`` with everything that could run removed (nh3's defaults: no scripts, event
+    handlers, styles that load, or ``javascript:`` URLs)."""
+    return nh3.clean(text)
+
+
+def with_policy(page: str) -> str:
+    """``page`` with the Content-Security-Policy meta tag first in its ``<head>``."""
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">'
+    at = page.find("<head>")
+    if at < 0:
+        return meta + page
+    at += len("<head>")
+    return page[:at] + meta + page[at:]
+
+
+def sanitized(nb: Any) -> Any:
+    """A copy of ``nb`` whose learner-made HTML cannot run (see the module docstring)."""
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if cell.cell_type == "markdown" and not meta.get("locked"):
+            cell.source = clean_html(cell.source)
+        for out in cell.get("outputs", []):
+            data = out.get("data")
+            if not isinstance(data, dict):
+                continue
+            for mime in list(data):
+                if mime == HTML_MIME and isinstance(data[mime], str):
+                    data[mime] = clean_html(data[mime])
+                elif mime not in SAFE_MIME:
+                    del data[mime]
+            if not data:
+                data["text/plain"] = "[output removed from the feedback page]"
+    return nb
+
+
+class SafeFeedbackExporter(HTMLExporter):
+    """nbconvert's HTML exporter, on a sanitised notebook, under a no-script policy."""
+
+    def from_notebook_node(self, nb: Any, resources: Any = None, **kw: Any) -> tuple[str, Any]:
+        output, resources = super().from_notebook_node(sanitized(nb), resources, **kw)
+        return with_policy(output), resources

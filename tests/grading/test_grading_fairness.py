@@ -1,0 +1,111 @@
+"""Fair scores: the model solution earns full marks on every draw of hidden instances, the
+challenges are challenges, and an answer that loses is told why.
+
+In-process, with the grader's own scoring (:mod:`chipsim.grading.spread`); the course
+secrets are ``b"spread secret k"``. ``benchmarks/grading_spread.py`` runs the same over 20
+secrets for the spread table in ``benchmarks/README.md``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from chipsim.grading import score_answer, submit
+from chipsim.grading.answer import encode, records_fingerprint
+from chipsim.grading.checks import plan_records
+from chipsim.grading.hidden import seeds_for
+from chipsim.grading.problems import PARTS
+from chipsim.grading.spread import ROOT, model_functions, notebook_namespace, spread
+
+SECRETS = {"fusion_challenge": 6, "memory_challenge": 8}  # the slow parts: fewer draws
+
+
+@pytest.fixture(scope="module")
+def model():
+    return model_functions()
+
+
+@pytest.mark.parametrize("part_id", list(PARTS))
+def test_the_model_solution_earns_full_marks_on_every_secret(model, part_id):
+    rows = spread([part_id], {"model": model}, SECRETS.get(part_id, 12))
+    scores = rows[0].scores
+    assert all(s == PARTS[part_id].points for s in scores), scores
+
+
+def _bound(part_id: str, k: int):
+    return PARTS[part_id].bind(seeds_for(f"spread secret {k}".encode(), [part_id], "a draw"))
+
+
+def test_greedy_by_size_earns_partial_credit_on_the_memory_challenge():
+    """Part 3's answer is not full marks in part 4 (it was before): the reference is the
+    search planner, and greedy by size earns half of an instance's credit where the search
+    does better."""
+    from chipsim.passes.memory import MemoryPlan
+
+    def greedy(records, alignment=64):
+        from chipsim.passes.memory.planners import greedy_by_size
+
+        plan = greedy_by_size(records, alignment=alignment)  # a learner's copy of it
+        return MemoryPlan(records, dict(plan.offsets), alignment, "greedy")
+
+    earned = []
+    for k in range(4):
+        part = _bound("memory_challenge", k)
+        problems = {i.id: i.build() for i in part.hidden()}
+        answers = {}
+        for iid, obj in problems.items():
+            records = obj if part.instance(iid).kind == "arena" else plan_records(obj)
+            plan = greedy(records)
+            answers[iid] = {"records": records_fingerprint(records),
+                            "offsets": dict(plan.offsets)}  # fmt: skip
+        score = score_answer(part, encode(part.id, answers), points=4, required=list(problems))
+        earned.append(score.score)
+        tight = [s for s in score.instances if s.instance.startswith("tight_h")]
+        assert any(0.45 <= s.fraction <= 0.55 for s in tight), score.explain()
+    assert all(1.0 <= e <= 3.5 for e in earned), earned
+
+
+def test_one_kernel_for_everything_loses_on_the_visible_chains_and_says_why():
+    """Part 2's second visible instance teaches the lesson the hidden ones grade: one kernel
+    for everything is slower than the chains, and the feedback names the kernel, its tiles
+    and the SRAM they take."""
+    ns = notebook_namespace(ROOT / "solutions" / "fusion" / "fusion.ipynb")
+
+    def everything(graph, chip):
+        ops = [i for i, n in enumerate(graph.nodes) if n.op != "constant"]
+        return ns["as_partition"](graph, [ops])
+
+    answer = submit("fusion_chains", everything)
+    chains_b = next(s for s in answer.provisional.instances if s.instance == "chains_b")
+    assert chains_b.fraction == 0.0, chains_b.message
+    assert "Your kernel fused_" in chains_b.message and "B of SRAM" in chains_b.message
+    assert "row(s) at a time" in chains_b.message
+    assert answer.provisional.score < PARTS["fusion_chains"].points
+
+
+def test_a_table_of_the_visible_answers_earns_nothing():
+    """Visible instances are practice: an answer that knows only them (and fails on the
+    rest) scores 0, where it kept the visible share before."""
+    from chipsim.grading.answer import graph_fingerprint
+    from chipsim.grading.checks import baseline, built
+
+    part = _bound("fusion_challenge", 0)
+    answers = {}
+    for inst in part.visible():
+        graph = built(part.id, inst.id)
+        groups = [list(g) for g in baseline(part.id, inst.id)["shown"].partition.groups]
+        answers[inst.id] = {"graph": graph_fingerprint(graph), "groups": groups}
+    for inst in part.hidden():
+        answers[inst.id] = {"error": "KeyError: not in my table"}
+    counted = [i.id for i in part.hidden()]
+    score = score_answer(part, encode(part.id, answers), points=4, counted=counted)
+    assert score.preview == 4.0  # full marks where the table knows the answers ...
+    assert score.score == 0.0  # ... and nothing for the grade
+
+
+def test_points_show_as_the_grade_has_them():
+    from chipsim.grading.scoring import InstanceScore, PartScore
+
+    s = PartScore("fusion_challenge", 4.0, (InstanceScore("x", 0.87475, "m"),))
+    assert s.score == 3.499
+    assert s.explain().startswith("Part fusion_challenge: 3.499 / 4 points")
