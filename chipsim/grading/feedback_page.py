@@ -13,7 +13,9 @@ the hub's origin). :class:`SafeFeedbackExporter`, nbgrader's HTML exporter for f
   would run or that carry script (JavaScript, SVG, widgets, Markdown and LaTeX outputs) are
   dropped, keeping their plain text;
 * the page carries a Content-Security-Policy that allows no script at all, only inline
-  styles and ``data:`` images: whatever got past the sanitiser could not run anyway.
+  styles and ``data:`` images: whatever got past the sanitiser could not run anyway. The
+  template's own scripts (MathJax from a CDN, which an offline page cannot load anyway) and
+  web fonts are left out, so the browser has nothing to refuse.
 
 Example:
     >>> clean_html('<b>ok</b><script>alert(1)</script><img src=x onerror="alert(1)">')
@@ -25,6 +27,7 @@ Example:
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 import nh3
@@ -34,6 +37,12 @@ from nbconvert.exporters import HTMLExporter
 POLICY = (
     "default-src 'none'; script-src 'none'; object-src 'none'; base-uri 'none'; "
     "form-action 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:"
+)
+#: Long lines wrap inside their box (the grader's explanations, printed tables): nothing
+#: runs off the page at any width.
+WRAP = (
+    "<style>pre, .output_text pre, .output_stream pre {white-space: pre-wrap; "
+    "overflow-wrap: anywhere;} img {max-width: 100%; height: auto;}</style>"
 )
 #: Output types kept as they are (the page shows them without running anything).
 SAFE_MIME = frozenset({"text/plain", "image/png", "image/jpeg", "image/gif"})
@@ -47,9 +56,17 @@ def clean_html(text: str) -> str:
     return nh3.clean(text)
 
 
+_SCRIPT = re.compile(r"<script\b[^>]*>.*?</script\s*>", re.S | re.I)
+_FONT_FACE = re.compile(r"@font-face\s*\{[^}]*\}", re.I)
+
+
 def with_policy(page: str) -> str:
-    """``page`` with the Content-Security-Policy meta tag first in its ``<head>``."""
-    meta = f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">'
+    """``page`` with the Content-Security-Policy meta tag first in its ``<head>``, and
+    without the template's script elements and web fonts (the page needs neither, and the
+    policy would refuse them; learner content is sanitised before: none of them is a
+    learner's)."""
+    page = _FONT_FACE.sub("", _SCRIPT.sub("", page))
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">' + WRAP
     at = page.find("<head>")
     if at < 0:
         return meta + page

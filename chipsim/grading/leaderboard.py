@@ -224,7 +224,7 @@ def write(course: Path, pseudonyms: bool = False) -> tuple[Path, Path]:
 
 #: The course's landmarks, as rows of the table (name, how to read it).
 LANDMARKS = (
-    ("the course's reference", None),
+    ("course reference", None),
     ("simple baseline (greedy by size)", "baseline"),
     ("no fusion / no reuse (naive)", "naive"),
 )
@@ -252,11 +252,12 @@ def _html(table: dict[str, list[Entry]], name: Any, alike: list[tuple[str, ...]]
     if not table:
         parts.append("<p>No graded challenge answers yet: run <code>make grade</code>.</p>")
     for part, rows in table.items():
-        unit = next((n.get("unit", "") for e in rows for n in e.visible.values()), "")
         visible = sorted({i for e in rows for i in e.visible})
+        unit = {i: next(e.visible[i].get("unit", "") for e in rows if i in e.visible)
+                for i in visible}  # fmt: skip
         parts.append(f"<h2>{esc(part)}</h2><table><tr><th>#</th><th>learner</th>"
                      f"<th>vs reference (hidden)</th>"
-                     + "".join(f"<th>{esc(i)} ({esc(unit)})</th>" for i in visible)
+                     + "".join(f"<th>{esc(i)} ({esc(unit[i])})</th>" for i in visible)
                      + "</tr>")  # fmt: skip
         marks = {k: _geomean([e.landmarks[k] for e in rows if k in e.landmarks])
                  for k in ("baseline", "naive")}  # fmt: skip

@@ -21,9 +21,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbconvert.exporters import HTMLExporter
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor, Preprocessor
 from traitlets.config import Config
+
+from chipsim.grading.feedback_page import SafeFeedbackExporter
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,14 +64,18 @@ def feedback_html(assignment: str) -> str:
     """The feedback page of a notebook whose challenge part holds the reference pass's answer."""
     from nbgrader import server_extensions
 
-    from chipsim.grading import PARTS, score_answer, submit
+    from chipsim.grading import PARTS, score_answer
+    from chipsim.grading.answer import encode
     from chipsim.grading.nbgrader_rescore import _rewrite
+    from chipsim.grading.submit import _RUNNERS
 
     part_id, fn = _answers()[assignment]
     part = PARTS[part_id]
     visible = [i.id for i in part.instances if not i.hidden]
-    answer = submit(part.id, fn, score=False)
-    scored = score_answer(part, answer.doc, points=part.points, required=visible)
+    # the reference's own answers (a test cell would withhold fn: computed here, outside it)
+    answers = {i.id: _RUNNERS[i.kind](i.build(), (fn,)) for i in part.visible()}
+    doc = encode(part.id, answers)
+    scored = score_answer(part, doc, points=part.points, required=visible)
 
     nb = nbformat.read(ROOT / "exercises" / assignment / f"{assignment}.ipynb", as_version=4)
     cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == part_id)
@@ -83,7 +88,7 @@ def feedback_html(assignment: str) -> str:
     c.HTMLExporter.template_name = "feedback"
     c.HTMLExporter.extra_template_basedirs = [str(templates)]
     c.HTMLExporter.extra_template_paths = [str(bootstrap)]
-    exporter = HTMLExporter(config=c)
+    exporter = SafeFeedbackExporter(config=c)  # what nbgrader_config.py makes nbgrader use
     exporter.register_preprocessor(_Grades(), enabled=True)
     exporter.register_preprocessor(CSSHTMLHeaderPreprocessor(), enabled=True)
     resources = {"nbgrader": {"notebook": assignment, "assignment": assignment}}
@@ -178,3 +183,43 @@ def test_the_fusion_picture_titles_are_clear_of_the_kernel_labels(feedback_pages
         # one line of title text, with clear space above it too: nothing ran into it
         assert bottom - first + 1 <= 16, f"ink merged with a title: {bottom - first + 1} rows"
         assert first >= 2 and not above[first - 2 : first].any(), "no clear space above a title"
+
+
+ATTACKS = {
+    "text/html": "<p id='kept'>my table</p><script>document.title = 'pwned-script'</script>"
+    "<img src='data:,x' onerror=\"document.body.dataset.pwned = 'onerror'\">"
+    "<a id='link' href='javascript:document.title=1'>x</a>",
+    "application/javascript": "document.title = 'pwned-js'",
+    "image/svg+xml": "<svg xmlns='http://www.w3.org/2000/svg' "
+    "onload=\"document.title='pwned-svg'\"/>",
+}
+
+
+def test_a_learners_script_never_runs_on_the_feedback_page(page, tmp_path):
+    """Script outputs, event handlers, SVG and raw HTML in a learner's Markdown cell: the page
+    is sanitised (nh3) and forbids every script (Content-Security-Policy), in Chromium."""
+    nb = nbformat.read(ROOT / "exercises" / "fusion" / "fusion.ipynb", as_version=4)
+    mine = nbformat.v4.new_code_cell("display(HTML(...))")
+    mine.outputs = [nbformat.v4.new_output("display_data", data=dict(ATTACKS))]
+    note = nbformat.v4.new_markdown_cell(
+        "My notes <script>document.title = 'pwned-markdown'</script>"
+        "<img src='data:,y' onerror=\"document.body.dataset.pwned = 'markdown'\">"
+    )
+    nb.cells[2:2] = [mine, note]
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade"):
+            cell.metadata.nbgrader["score"] = 0.0
+    exporter = SafeFeedbackExporter()
+    exporter.register_preprocessor(_Grades(), enabled=True)
+    html, _ = exporter.from_notebook_node(
+        nb, resources={"nbgrader": {"notebook": "fusion", "assignment": "fusion"}}
+    )
+    path = tmp_path / "attacked.html"
+    path.write_text(html, encoding="utf-8")
+    page.route(lambda url: not url.startswith(("file:", "data:")), lambda r: r.abort())
+    page.goto(path.as_uri(), wait_until="networkidle")
+    assert "pwned" not in page.title()
+    assert page.evaluate("document.body.dataset.pwned") is None
+    assert "my table" in page.locator("body").inner_text()  # the harmless HTML stays
+    assert "Content-Security-Policy" in html and "pwned-js" not in html
+    assert "onerror" not in html.split("Content-Security-Policy", 1)[1]

@@ -253,6 +253,60 @@ BYPASSES = {
     "    raise RuntimeError('no source found')\n",
 }
 
+# -- attacks on the mechanisms of issue 27 (seeds, floods, odd data) ------------------------------
+#: Print every hidden instance it is given (they are this submission's only: nothing to gain).
+PRINT_HIDDEN = """
+from chipsim.grading import instances
+
+for name, graph in instances("fusion_chains", hidden=True).items():
+    print(name, graph.name, len(graph.nodes))  # no seed in sight: the name is the id
+"""
+
+#: A forged answer output whose data has the wrong shape ("patterns": true): nbgrader must
+#: still grade the notebook; the part scores 0 with a message naming the field.
+FORGED_SHAPE = """
+from IPython.display import display
+from chipsim.grading.answer import MIME
+
+
+def submit(part, *fns, hidden=False):  # overwrite the test helper for part 1 only
+    ids = ["items_a"] + [f"items_h{k}" for k in range(1, 9)]
+    doc = {"format": "chipsim.answer", "version": 1, "part": part,
+           "answers": {i: {"patterns": True, "may_fuse": 7} for i in ids}}
+    display({MIME: doc}, raw=True)
+"""
+
+#: A flood the old output budget did not count: huge metadata, long MIME names, and display
+#: updates rewriting many outputs at once.
+DISPLAY_FLOOD = """
+from IPython.display import display, update_display
+
+for k in range(40):
+    display({"text/plain": "x"}, raw=True, metadata={"junk": "y" * 1_000_000})
+    display({"m" * 400_000: "z", "text/plain": "w"}, raw=True)
+for k in range(30):
+    display({"text/plain": str(k)}, raw=True, display_id="again")
+for k in range(30):
+    update_display({"text/plain": "q" * 2_000_000}, raw=True, display_id="again")
+"""
+
+#: HTML that would run in the feedback page.
+SCRIPT_OUTPUT = """
+from IPython.display import HTML, display
+
+display(HTML("<script>document.title = 'pwned'</script><img src=x onerror=\"alert(1)\">"))
+"""
+
+#: A helper module imported from beside the notebook (the submission's own plain file).
+USES_HELPER = """
+import helpers_of_mine
+
+
+def my_fusion(graph, chip):
+    assert helpers_of_mine.READY
+    return _solution_fusion(graph, chip)
+"""
+
 #: A cell IPython runs but ``ast.parse`` rejects (the old scan skipped such cells).
 UNPARSABLE = "files = !true\nfrom chipsim.compiler.fusion import reference_fusion as SMUGGLED\n"
 UNPARSABLE_USE = "def my_fusion(graph, chip):\n    return SMUGGLED(graph, chip)\n"
@@ -340,8 +394,29 @@ def students(released, solution, course) -> dict:
         "def my_fusion(graph, chip):",
         f"def my_fusion(graph, chip):\n    open({str(secret)!r}).read()  # copy the reference",
     )
+    duplicated = sol()
+    k = next(i for i, c in enumerate(duplicated.cells)
+             if c.metadata.get("nbgrader", {}).get("grade_id") == "fusion_chains")  # fmt: skip
+    duplicated.cells.insert(k, nbformat.from_dict(duplicated.cells[k]))  # same ids, twice
     nbs = {
         "honest_reference": (solution, {}),
+        "honest_helper_module": (
+            sol(
+                fusion_challenge=src["fusion_challenge_code"].replace(
+                    "def my_fusion(graph, chip):", "def _solution_fusion(graph, chip):"
+                )
+                + USES_HELPER
+            ),
+            {},
+        ),
+        "honest_duplicated_test_cell": (duplicated, {}),
+        "rt_print_hidden": (_with_cells(sol(), "fusion_chains", [PRINT_HIDDEN]), {}),
+        "rt_forged_shape": (
+            _with_cells(sol(), "fusion_patterns_code", [FORGED_SHAPE]),
+            {"fusion_patterns": 0.0},
+        ),
+        "rt_display_flood": (_with_cells(sol(), "fusion_chains", [DISPLAY_FLOOD]), {}),
+        "rt_script_output": (_with_cells(sol(), "fusion_chains", [SCRIPT_OUTPUT]), {}),
         "honest_dunders": (
             sol(
                 fusion_challenge=src["fusion_challenge_code"].replace(
@@ -357,9 +432,11 @@ def students(released, solution, course) -> dict:
             _with_cells(sol(fusion_challenge=UNPARSABLE_USE), "fusion_epilogue", [UNPARSABLE]),
             {"fusion_challenge": 0.0},
         ),
+        # a table of the visible instance and 40 guessed draws: none is ever asked (each
+        # submission draws its own), and the visible share counts nothing any more
         "rt_hidden_table": (
             sol(fusion_chains=src["fusion_chains_code"] + _hidden_table()),
-            {"fusion_chains": 1.0},
+            {"fusion_chains": 0.0},
         ),
         **{
             name: (sol(fusion_challenge=code), {"fusion_challenge": 0.0})

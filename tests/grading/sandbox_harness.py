@@ -27,10 +27,12 @@ from chipsim.grading.view import grading_view
 class SandboxedKernel:
     """One kernel in the sandbox, with the fusion notebook's view of the package."""
 
-    def __init__(self, limits: Limits | None = None, assignment: str = "fusion") -> None:
+    def __init__(
+        self, limits: Limits | None = None, assignment: str = "fusion", files: Path | None = None
+    ) -> None:
         mode = sandbox_mode()
         assert mode is not None, "this machine cannot sandbox kernels"
-        self.run_dir = KernelRun(mode, limits or Limits(), grading_view(assignment), {})
+        self.run_dir = KernelRun(mode, limits or Limits(), grading_view(assignment), {}, files)
         self.km = KernelManager(
             kernel_name=KERNEL_NAME,
             kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(self.run_dir.kernels)]),

@@ -1,4 +1,6 @@
-"""``make leaderboard`` ranks the grader's own challenge numbers, never what a notebook says."""
+"""``make leaderboard`` ranks the grader's own challenge numbers, never what a notebook says:
+on the hidden instances each grade counted, with the course's landmarks beside them, in the
+right unit, safe to open in a spreadsheet."""
 
 from __future__ import annotations
 
@@ -8,72 +10,123 @@ import nbformat
 import pytest
 from grading_course import ROOT
 
-from chipsim.grading import PARTS, score_answer, submit
-from chipsim.grading.answer import MIME
-from chipsim.grading.leaderboard import collect, measured, write
+from chipsim.grading import PARTS, score_answer
+from chipsim.grading.answer import MIME, encode
+from chipsim.grading.hidden import seeds_for
+from chipsim.grading.leaderboard import collect, look_alikes, measured, spreadsheet_safe, write
 from chipsim.grading.nbgrader_rescore import RescoreAnswers
+from chipsim.grading.submit import _RUNNERS
 from chipsim.passes.fusion import fuse_elementwise_chains, no_fusion
+from chipsim.passes.memory.planners import greedy_by_size
 
 PART = PARTS["fusion_challenge"]
-VISIBLE = [i.id for i in PART.instances if not i.hidden]
+SECRET = b"the leaderboard test secret, 32+ bytes"
 
 
-@pytest.fixture(scope="module")
-def answers():
-    return {
-        "ada": submit(PART.id, fuse_elementwise_chains, score=False).doc,
-        "ben": submit(PART.id, no_fusion, score=False).doc,
-    }
+def answer(part, fn, submission):
+    """The answer document a learner's kernel would hand in (all instances, hidden too)."""
+    bound = part.bind(seeds_for(SECRET, [part.id], submission))
+    answers = {i.id: _RUNNERS[i.kind](i.build(), (fn,)) for i in bound.instances}
+    return encode(part.id, answers)
 
 
-def graded_notebook(doc, fake_measured=None):
-    """The released fusion notebook, its challenge test cell answered with ``doc``."""
-    nb = nbformat.read(ROOT / "exercises" / "fusion" / "fusion.ipynb", 4)
+def one_kernel(graph, chip):
+    """Everything in one kernel: valid, and much slower (tiles of a row or two)."""
+    from chipsim.passes.fusion import Partition
+
+    return Partition([[i for i, n in enumerate(graph.nodes) if n.op != "constant"]])
+
+
+def graded_notebook(assignment, part_id, doc, fake_measured=None):
+    """The released notebook, its challenge test cell answered with ``doc``."""
+    nb = nbformat.read(ROOT / "exercises" / assignment / f"{assignment}.ipynb", 4)
     for cell in nb.cells:
-        if cell.metadata.get("nbgrader", {}).get("grade_id") == PART.id:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == part_id:
             cell.outputs = [nbformat.v4.new_output("display_data", data={MIME: doc})]
     if fake_measured is not None:
         nb.metadata["chipsim"] = {"measured": fake_measured}
     return nb
 
 
-def test_measured_keeps_the_visible_valid_instances(answers):
-    score = score_answer(PART, answers["ada"], points=4, required=VISIBLE)
-    kept = measured(score)
-    assert sorted(kept) == sorted(VISIBLE)
-    assert all({"theirs", "reference", "naive"} <= set(n) for n in kept.values())
+def grade_into(course, key, learner, assignment, nb, submission):
+    rescorer = RescoreAnswers()
+    rescorer.config.HiddenInstances.secret_file = str(key)
+    resources = {"nbgrader": {"assignment": assignment}, "chipsim": {"submission": submission}}
+    nb, _ = rescorer.preprocess(nb, resources)
+    folder = course / "gradebook" / "autograded" / learner / assignment
+    folder.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, folder / f"{assignment}.ipynb")
 
 
-def test_ranking_from_the_graders_numbers_with_pseudonyms(tmp_path, answers):
-    course = tmp_path / "course"
+@pytest.fixture
+def course(tmp_path):
     key = tmp_path / "secret.key"
-    key.write_bytes(b"the leaderboard test secret, 32+ bytes")
+    key.write_bytes(SECRET)
     key.chmod(0o600)
-    liar = {PART.id: {"transformer": {"theirs": 1, "reference": 214387, "naive": 9}}}
-    for learner, fake in (("ada", None), ("ben", liar)):
-        nb = graded_notebook(answers[learner], fake)
-        rescorer = RescoreAnswers()
-        rescorer.config.HiddenInstances.secret_file = str(key)
-        nb, _ = rescorer.preprocess(nb, {"nbgrader": {"assignment": "fusion"}})
-        folder = course / "gradebook" / "autograded" / learner / "fusion"
-        folder.mkdir(parents=True)
-        nbformat.write(nb, folder / "fusion.ipynb")
-    entries = {(e.learner, e.instance): e.theirs for e in collect(course)}
-    assert entries[("ben", "transformer")] > 1  # the notebook's own claim was replaced
-    assert entries[("ada", "transformer")] < entries[("ben", "transformer")]
+    return tmp_path / "course", key
+
+
+def test_measured_keeps_every_valid_instance_and_which_the_grade_counted():
+    doc = answer(PART, fuse_elementwise_chains, "ada's notebook")
+    bound = PART.bind(seeds_for(SECRET, [PART.id], "ada's notebook"))
+    hidden = [i.id for i in bound.hidden()]
+    score = score_answer(bound, doc, points=4, counted=hidden)
+    kept = measured(score)
+    assert sorted(kept) == sorted(i.id for i in PART.instances)
+    assert {k for k, n in kept.items() if n["counted"]} == set(hidden)
+    assert all(n["unit"] == "cycles" and {"theirs", "reference", "naive"} <= set(n)
+               for n in kept.values())  # fmt: skip
+
+
+def test_ranking_from_the_graders_numbers_with_pseudonyms(course):
+    course, key = course
+    liar = {PART.id: {"transformer_h1": {"theirs": 1, "reference": 999999, "counted": True}}}
+    for learner, fn, fake in (("ada", fuse_elementwise_chains, None), ("ben", no_fusion, liar)):
+        nb = graded_notebook("fusion", PART.id, answer(PART, fn, learner), fake)
+        grade_into(course, key, learner, "fusion", nb, learner)
+    entries = {e.learner: e.ratio for e in collect(course)}
+    assert entries["ben"] > 1.0  # the notebook's own claim was replaced by the grader's
     csv_path, html_path = write(course, pseudonyms=True)
     rows = list(csv.DictReader(csv_path.open()))
-    transformer = [r for r in rows if r["instance"] == "transformer"]
-    assert [r["rank"] for r in transformer] == ["1", "2"]
+    ranked = [(r["rank"], float(r["vs_reference"])) for r in rows if r["instance"] == "transformer"]
+    assert [r for r, _ in ranked] == ["1", "2"] and ranked[0][1] <= ranked[1][1]
     text = csv_path.read_text() + html_path.read_text()
     assert "ada" not in text and "ben" not in text and "learner-" in text
     write(course)
     assert "ada" in csv_path.read_text()
     # a worse resubmission does not lower ada's best (kept in gradebook/leaderboard.json)
-    nb = graded_notebook(answers["ben"])
-    nb, _ = rescorer.preprocess(nb, {"nbgrader": {"assignment": "fusion"}})
-    nbformat.write(nb, course / "gradebook" / "autograded" / "ada" / "fusion" / "fusion.ipynb")
+    nb = graded_notebook("fusion", PART.id, answer(PART, one_kernel, "ada again"))
+    grade_into(course, key, "ada", "fusion", nb, "ada again")
     write(course)
+    assert {e.learner: e.ratio for e in collect(course)}["ada"] > entries["ada"]
     rows = list(csv.DictReader(csv_path.open()))
-    ada = [r for r in rows if r["instance"] == "transformer" and r["learner"] == "ada"]
-    assert int(ada[0]["cycles"]) == entries[("ada", "transformer")]
+    ada = [r for r in rows if r["learner"] == "ada"]
+    assert float(ada[0]["vs_reference"]) == pytest.approx(entries["ada"], abs=1e-4)
+
+
+def test_a_learner_alone_sees_the_courses_landmarks_in_the_right_unit(course):
+    """The memory challenge counts bytes on its arena instances (not "cycles"), and a learner
+    alone in the class still sees the reference, greedy by size and the naive plan."""
+    course, key = course
+    part = PARTS["memory_challenge"]
+    nb = graded_notebook("memory_planning", part.id, answer(part, greedy_by_size, "solo"))
+    grade_into(course, key, "solo", "memory_planning", nb, "solo")
+    _, html_path = write(course)
+    page = html_path.read_text()
+    assert "tight_40 (bytes)" in page or "sram_transformer (cycles)" in page
+    assert "tight_40" in page and "(bytes)" in page
+    for landmark in ("course reference", "greedy by size", "naive"):
+        assert landmark in page, landmark
+
+
+def test_the_csv_opens_as_text_in_a_spreadsheet_and_look_alike_ids_are_named(course):
+    course, key = course
+    for learner in ('=HYPERLINK("http://evil.example","x")', "ada", "аda"):  # Cyrillic а
+        nb = graded_notebook("fusion", PART.id, answer(PART, fuse_elementwise_chains, learner))
+        grade_into(course, key, learner, "fusion", nb, learner)
+    csv_path, html_path = write(course)
+    cells = [c for row in csv.reader(csv_path.open()) for c in row]
+    assert not any(c.startswith(("=", "+", "-", "@")) for c in cells)
+    assert spreadsheet_safe("=1+1") == "'=1+1"
+    assert look_alikes(["ada", "аda", "bob"]) == [("ada", "аda")]
+    assert "look alike" in html_path.read_text()

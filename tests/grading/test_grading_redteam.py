@@ -51,6 +51,11 @@ def redteam(tmp_path_factory):
     cases = students(released, solution, course)
     for name, (nb, _) in cases.items():
         submit_notebook(course, "fusion", name, nb)
+    helper = course / "gradebook" / "submitted" / "honest_helper_module" / "fusion"
+    (helper / "helpers_of_mine.py").write_text("READY = True\n")
+    scratch = course / "gradebook" / "submitted" / "honest_reference" / "fusion" / "scratch.ipynb"
+    scratch.mkdir()  # a folder named like a notebook: it stops nothing
+    (scratch / "notes.txt").write_text("mine\n")
     for name, (nb, _) in memory.items():
         submit_notebook(course, "memory_planning", name, nb)
     run = grade_all(
@@ -147,7 +152,25 @@ def test_feedback_names_the_reason(redteam):
     assert "the grader used the course's original" in restored
     assert "your function raised" in restored  # it ran, and met the unsolved part 3
     hard = _cell_text(course, "rt_hardcoded", "fusion_challenge")
-    assert "transformer_h: 0.0% credit" in hard and "whole part scores 0" in hard
+    assert "transformer_h1: 0.0% credit" in hard and "whole part scores 0" in hard
+    shaped = _cell_text(course, "rt_forged_shape", "fusion_patterns")
+    assert '"patterns" must be dict, not bool' in shaped
+
+
+def test_a_flood_of_display_data_stays_within_the_notebooks_budget(redteam):
+    course, _, _, _, _ = redteam
+    path = course / "gradebook" / "autograded" / "rt_display_flood" / "fusion" / "fusion.ipynb"
+    assert path.stat().st_size < 40 << 20  # 32 MiB of outputs, and the course's own cells
+
+
+def test_the_feedback_of_a_script_output_runs_nothing(redteam):
+    course, _, _, _, _ = redteam
+    done = nbgrader(course, "generate_feedback", "fusion", "--student", "rt_script_output")
+    assert done.returncode == 0, done.stderr[-2000:]
+    page = course / "gradebook" / "feedback" / "rt_script_output" / "fusion" / "fusion.html"
+    html = page.read_text()
+    assert "Content-Security-Policy" in html
+    assert "<script>document.title" not in html and "onerror" not in html.split("Policy", 1)[1]
 
 
 def test_every_notebook_ran_in_the_sandbox_and_the_secret_stayed_private(redteam):

@@ -203,3 +203,53 @@ def test_run_folders_of_killed_graders_are_swept(tmp_path, monkeypatch):
     os.symlink(tmp_path, tmp_path / f"chipsim-k-{dead.pid}-link")
     assert sandbox.sweep_run_dirs() == [left]
     assert mine.exists() and (tmp_path / f"chipsim-k-{dead.pid}-link").is_symlink()
+
+
+# -- a submission is more than its notebook: its plain files are in the kernel's home -----------
+def test_the_submissions_own_files_are_in_the_kernels_working_folder(tmp_path):
+    """A ``helpers.py`` beside the notebook is imported as on the learner's machine."""
+    from chipsim.grading.files import copy_tree
+
+    mine = tmp_path / "submission"
+    (mine / "data").mkdir(parents=True)
+    (mine / "helpers.py").write_text("ANSWER = 42\n")
+    (mine / "data" / "table.txt").write_text("x\n")
+    os.symlink("/etc/passwd", mine / "stolen.txt")
+    copied = copy_tree(mine, tmp_path / "files", skip=(".ipynb",), dotfiles=False)
+    assert copied.skipped == ["stolen.txt: a link"]
+    k = SandboxedKernel(files=tmp_path / "files")
+    try:
+        got = k.run(
+            "import os, helpers\nprint(helpers.ANSWER, open('data/table.txt').read().strip(),"
+            " os.path.exists('stolen.txt'))"
+        )
+    finally:
+        k.stop()
+    assert got == "42 x False"
+
+
+# -- limits for the kernel's whole process tree, not only per process --------------------------
+@needs_root
+def test_memory_is_limited_for_the_kernels_whole_tree():
+    """Three processes of 600 MiB each, under a 1 GiB limit: each alone is within the
+    per-process limit, together they are not. Where the machine gives control groups, the
+    kernel's tree is stopped at 1 GiB; the grading log says which limits applied."""
+    k = SandboxedKernel(Limits(memory_bytes=1 << 30, cpu_seconds=300))
+    applied = k.run_dir.limits_applied
+    try:
+        if "cgroup" not in applied:
+            pytest.skip(f"no control group on this machine: {applied or 'per-process only'}")
+        got = k.run(
+            "import subprocess, sys\n"
+            'hog = \'import time; b = bytearray(600 << 20); b[::4096] = b"x" * len(b[::4096]);'
+            " time.sleep(30)'\n"
+            "ps = [subprocess.Popen([sys.executable, '-c', hog]) for _ in range(3)]\n"
+            "print(sorted(p.wait() for p in ps))",
+            timeout=180,
+        )
+    finally:
+        status = k.stop()
+    assert "memory 1 GiB" in applied
+    codes = [int(c) for c in got.strip("[]").split(",")] if got.startswith("[") else []
+    killed = status.get("oom_killed") or any(c < 0 for c in codes) or "Dead" in got
+    assert killed, (got, status)

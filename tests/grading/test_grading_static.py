@@ -108,3 +108,37 @@ def test_snapshot_notices_changes_and_restores(tmp_path):
     assert snap.restore() == ["a.py", "evil.py"]
     assert (pkg / "a.py").read_text() == "A = 1\n" and not (pkg / "evil.py").exists()
     assert snap.changed() == []
+
+
+def test_a_pasted_reference_is_flagged_an_honest_solution_is_not():
+    """The copy flag: answers equal to the reference's on every hidden instance *and* code that
+    is the reference implementation with other names. The course's own model solution (the
+    same algorithm, written out) is not flagged."""
+    import inspect
+
+    from chipsim.grading.nbgrader_rescore import copy_flags
+    from chipsim.grading.scoring import InstanceScore, PartScore
+    from chipsim.grading.spread import ROOT
+    from chipsim.passes.memory import planners
+
+    same = PartScore(
+        "memory_greedy", 3.0,
+        tuple(InstanceScore(f"h{k}", 1.0, "", matches_reference=True) for k in range(3)),
+        counted=("h0", "h1", "h2"),
+    )  # fmt: skip
+    pasted = (
+        inspect.getsource(planners.place_in_order)
+        .replace("place_in_order", "my_place")
+        .replace("records", "recs")
+    )
+    test = "submit('memory_greedy', greedy_plan, hidden=HIDDEN)"
+    cells = [(4, pasted + "\n\ndef greedy_plan(recs, alignment=64):\n    return my_place(recs)\n")]
+    flags = copy_flags(same, "memory_planning", cells, test)
+    assert len(flags) == 1 and "place_in_order" in flags[0].what and flags[0].cell == 4
+    import nbformat
+
+    nb = nbformat.read(ROOT / "solutions" / "memory_planning" / "memory_planning.ipynb", 4)
+    honest = [(i, c.source) for i, c in enumerate(nb.cells) if c.cell_type == "code"]
+    assert copy_flags(same, "memory_planning", honest, test) == []
+    differs = PartScore("memory_greedy", 3.0, (InstanceScore("h0", 1.0, ""),), counted=("h0",))
+    assert copy_flags(differs, "memory_planning", cells, test) == []
