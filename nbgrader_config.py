@@ -83,9 +83,10 @@ c.CourseDirectory.db_url = configured_url(GRADEBOOK)
 # Released stubs: the line after each solution region raises NotImplementedError("<task>").
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE"}
 # Per-cell limit: a cell past it gets an error output (0 for its part) and grading moves on.
-# Cells that compile and simulate several programs take a few seconds; 60 s leaves room for a
-# loaded machine. Override per run: nbgrader autograde ... --GuardedExecute.timeout=30
-c.GuardedExecute.timeout = 60
+# A challenge's test cell runs the learner's pass on every instance, hidden ones included (some
+# 20 s for the model solution alone); 120 s leaves room for a loaded machine. Override per
+# run: nbgrader autograde ... --GuardedExecute.timeout=30
+c.GuardedExecute.timeout = 120
 c.GuardedExecute.sandbox = True
 # The grader's notes for the instructor (static flags, sandbox) survive the metadata clean-up.
 c.ClearMetadataPreprocessor.preserve_nb_metadata_mask = {("language_info", "name"), ("chipsim",)}

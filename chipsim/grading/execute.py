@@ -29,7 +29,7 @@ JSON) is dropped and counted, never a crash of the grader.
 
 Configure it in ``nbgrader_config.py``::
 
-    c.GuardedExecute.timeout = 60        # seconds per cell
+    c.GuardedExecute.timeout = 120       # seconds per cell
     c.GuardedExecute.sandbox = True      # isolate every kernel (refuse when impossible)
 """
 
@@ -119,7 +119,7 @@ def why_it_ended(status: dict | None) -> str:
 class GuardedExecute(Execute):
     """Execute each cell in the sandbox under time and output limits (see the module docstring)."""
 
-    timeout = Integer(60, help="Seconds a cell may run before it is stopped.").tag(config=True)
+    timeout = Integer(120, help="Seconds a cell may run before it is stopped.").tag(config=True)
     sandbox = Bool(True, help="Run every notebook in the chipsim sandbox.").tag(config=True)
     allow_unsandboxed = Bool(
         False,

@@ -61,7 +61,7 @@ from chipsim.grading.static_check import (
     copied_from,
     instructor_flags,
     reached_cells,
-    used_names,
+    test_names,
 )
 from chipsim.grading.static_check import parse as parse_cell
 from chipsim.grading.view import reference_sources
@@ -236,7 +236,7 @@ def copy_flags(score: PartScore, assignment: str, editable: list, test_source: s
     if not counted or not all(s.matches_reference for s in counted):
         return []
     tree = parse_cell(test_source)
-    reached = reached_cells(used_names(tree) if tree is not None else set(), editable)
+    reached = reached_cells(test_names(tree), editable)
     mine, ref, similarity = copied_from([src for _, src in reached], reference_sources(assignment))
     if similarity < COPY_SIMILARITY:
         return []

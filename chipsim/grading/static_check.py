@@ -200,10 +200,14 @@ def _check_tree(
             for a in node.names:
                 if _reaching(mod) or _reaching(f"{mod}.{a.name}"):
                     bad(node, f"imports {a.name!r} from {mod}, which reaches around the rules")
-                elif a.name in forbidden or a.name in extra:
+                elif a.name in extra:
+                    bad(node, f"imports {a.name!r} from {mod}: this part asks you to write it")
+                elif a.name in forbidden:
                     bad(node, f"imports {a.name!r} from {mod}, a reference pass: write your own")
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            if node.id in forbidden:
+            if node.id in extra:
+                bad(node, f"uses {node.id!r}, which this part asks you to write yourself")
+            elif node.id in forbidden:
                 bad(node, f"uses {node.id!r}, a reference pass: write your own")
             elif node.id in DYNAMIC:
                 bad(node, f"uses {node.id}(), which could reach anything by a computed name")
@@ -249,6 +253,14 @@ def _check_call(cell: int, node: ast.Call, forbidden: set[str], assignment: str)
                 )
             )
     return out
+
+
+def test_names(tree: ast.Module | None) -> set[str]:
+    """The names a test cell takes from the notebook: those it uses and does not define
+    itself (``HIDDEN``, which every test cell sets, links none of them)."""
+    if tree is None:
+        return set()
+    return used_names(tree) - defined_names(tree)
 
 
 def reached_cells(start: Iterable[str], cells: Sequence[tuple[int, str]]) -> list[tuple[int, str]]:
@@ -305,7 +317,7 @@ def instructor_flags(
     seen: set[int] = set()
     for part, source in tests.items():
         tree = parse(source)
-        reached = reached_cells(used_names(tree) if tree is not None else set(), editable)
+        reached = reached_cells(test_names(tree), editable)
         seen.update(i for i, _ in reached)
         extra = (forbidden or {}).get(part, ())
         found = check_cells(reached, assignment=assignment, extra=extra)

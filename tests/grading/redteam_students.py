@@ -266,10 +266,13 @@ for name, graph in instances("fusion_chains", hidden=True).items():
 #: still grade the notebook; the part scores 0 with a message naming the field.
 FORGED_SHAPE = """
 from IPython.display import display
+from chipsim.grading import submit as real_submit
 from chipsim.grading.answer import MIME
 
 
 def submit(part, *fns, hidden=False):  # overwrite the test helper for part 1 only
+    if part != "fusion_patterns":
+        return real_submit(part, *fns, hidden=hidden)
     ids = ["items_a"] + [f"items_h{k}" for k in range(1, 9)]
     doc = {"format": "chipsim.answer", "version": 1, "part": part,
            "answers": {i: {"patterns": True, "may_fuse": 7} for i in ids}}

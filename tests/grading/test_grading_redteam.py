@@ -8,6 +8,7 @@ full marks. The kernel is the chipsim-sandbox (nobody, limits) when the tests ru
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from pathlib import Path
 
@@ -29,8 +30,9 @@ pytestmark = pytest.mark.skipif(
     NO_SANDBOX, reason="this machine cannot sandbox kernels (no namespaces): nothing to attack"
 )
 
-#: Per-cell limit in the tests: honest cells take a few seconds, even with two workers.
-TIMEOUT = 20
+#: Per-cell limit in the tests: an honest challenge cell (its pass on every instance, hidden
+#: ones included) takes some 20 s alone, more with two workers on a loaded machine.
+TIMEOUT = 90
 
 
 @pytest.fixture(scope="module")
@@ -142,8 +144,8 @@ def test_feedback_names_the_reason(redteam):
         assert unavailable in _cell_text(course, name, "fusion_challenge"), name
     assert "MemoryError" in _cell_text(course, "rt_memory_hog", "fusion_challenge")
     loop = _cell_text(course, "rt_infinite_loop", "fusion_challenge")
-    assert "more than 20 s" in loop
-    assert "more than 20 s" in _cell_text(course, "rt_stubborn_loop", "fusion_patterns")
+    assert f"more than {TIMEOUT} s" in loop
+    assert f"more than {TIMEOUT} s" in _cell_text(course, "rt_stubborn_loop", "fusion_patterns")
     skipped = _cell_text(course, "rt_skip_work", "fusion_challenge")
     assert "in no group" in skipped and "matmul" in skipped
     squeezed = _cell_text(course, "rt_memory_squeezed", "memory_challenge", "memory_planning")
@@ -170,7 +172,8 @@ def test_the_feedback_of_a_script_output_runs_nothing(redteam):
     page = course / "gradebook" / "feedback" / "rt_script_output" / "fusion" / "fusion.html"
     html = page.read_text()
     assert "Content-Security-Policy" in html
-    assert "<script>document.title" not in html and "onerror" not in html.split("Policy", 1)[1]
+    assert not re.search(r"<script\b", html, re.I)  # no script element at all
+    assert not re.search(r"<[a-z][^>]*\son\w+\s*=", html, re.I)  # no event handler attribute
 
 
 def test_every_notebook_ran_in_the_sandbox_and_the_secret_stayed_private(redteam):

@@ -5,17 +5,23 @@ from __future__ import annotations
 
 import pytest
 
-from chipsim.grading import PARTS, score_answer, submit
+from chipsim.grading import PARTS, score_answer
 from chipsim.grading.render import figure
 from chipsim.passes.fusion import fuse_elementwise_chains
 
 
 @pytest.fixture(scope="module")
 def transformer_picture():
+    from chipsim.grading.answer import encode
+    from chipsim.grading.submit import _RUNNERS
+
     part = PARTS["fusion_challenge"]
     visible = [i.id for i in part.instances if not i.hidden]
-    answer = submit(part.id, fuse_elementwise_chains, score=False)
-    scored = score_answer(part, answer.doc, points=4, required=visible)
+    # the chain pass's answers (computed here: a test cell would withhold the pass itself)
+    answers = {
+        i.id: _RUNNERS[i.kind](i.build(), (fuse_elementwise_chains,)) for i in part.visible()
+    }
+    scored = score_answer(part, encode(part.id, answers), points=4, required=visible)
     shown = next(
         s for s in scored.instances if s.picture is not None and "transformer" in s.instance
     )
