@@ -143,6 +143,14 @@ class SMs:
     reduction pass (see :func:`chipsim.hw.isa.cost`, opcode ``refetch``). A contraction's
     output is cut into thread blocks of ``block_rows x block_cols`` elements, run ``count`` at
     a time in *waves* (:func:`chipsim.hw.isa.wave_share`; 0 leaves waves out).
+
+    With ``operand_bytes_per_cycle`` > 0 a block's time is its own: each k-step it multiplies
+    at one SM's share of the tensor rate *and* loads its operand panels (``bm + bn`` elements)
+    at ``operand_bytes_per_cycle`` (one SM's load path from the L2), the slower deciding, plus
+    ``block_fixed_cycles`` (filling the load pipeline, writing the tile back). The library
+    then picks, shape by shape, the tile (the block size or half of it on either side) with
+    the fewest cycles over all its waves: tensor-core efficiency follows the tile and wave
+    shape instead of one constant.
     """
 
     count: int = 0
@@ -150,6 +158,8 @@ class SMs:
     row_budget_bytes: int = 0
     block_rows: int = 0
     block_cols: int = 0
+    operand_bytes_per_cycle: int = 0
+    block_fixed_cycles: int = 0
 
 
 @dataclass(frozen=True, slots=True)
