@@ -17,6 +17,7 @@ Example:
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import math
 from collections.abc import Iterable, Sequence
@@ -46,7 +47,7 @@ COLUMNS = (
 )
 #: Columns a CSV may leave out, with the value a row then has: how the source timed it, which
 #: GPU it ran on and which host profile a host-bound row was timed on (see a100_sources.csv).
-OPTIONAL_COLUMNS = {"method": "call+sync", "variant": "A100-SXM4-80GB", "host": ""}
+OPTIONAL_COLUMNS = {"method": "call+sync", "variant": "", "host": ""}
 SETS = ("fit", "heldout")
 METHODS = ("kernel", "call+sync", "harness")
 
@@ -74,7 +75,7 @@ class Measurement:
     where: str = ""
     set: str = "heldout"
     method: str = "call+sync"
-    variant: str = "A100-SXM4-80GB"
+    variant: str = ""  # "": the chip as given (no variant applied)
     host: str = ""
 
     @property
@@ -219,7 +220,10 @@ def load_measurements(path: str | Path | None = None) -> list[Measurement]:
 def load_corpus() -> list[Measurement]:
     """Every published A100 row: LLMCompass's (``a100_measured.csv``) and the five other
     sources' (``a100_sources.csv``), in that order, each row naming its source."""
-    return load_measurements(A100_CSV) + load_measurements(A100_SOURCES_CSV)
+    llmcompass = [  # the source models its GPU as A100_80GB (see a100_measured.csv)
+        dataclasses.replace(r, variant=r.variant or "A100-SXM4-80GB") for r in load_measurements()
+    ]
+    return llmcompass + load_measurements(A100_SOURCES_CSV)
 
 
 def load_sources(path: str | Path | None = None) -> dict[str, dict[str, str]]:
