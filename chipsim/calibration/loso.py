@@ -238,6 +238,7 @@ def replay(
     saved = saved if saved is not None else load_folds()
     base = chipsim.chip(base)
     folds = []
+    chips: dict[Point, tuple[chipsim.Chip, dict[str, HostProfile]]] = {}
     for source, fields in saved["folds"].items():
         test = [r for r in rows if r.source == source]
         probes = probe_rows(test)
@@ -246,11 +247,14 @@ def replay(
         for r in test:
             if r in probes:
                 continue
-            f = dict(point_of(r, full))
-            if r.op == "matmul":
-                f["dram.sustained_pct"] = MATMUL_DRAM_PCT
-            chip = with_fields(base, f)
-            hosts = default_hosts(rows, chip)
+            sub = point_of(r, full)
+            if sub not in chips:
+                f = dict(sub)
+                if r.op == "matmul":
+                    f["dram.sustained_pct"] = MATMUL_DRAM_PCT
+                chip = with_fields(base, f)
+                chips[sub] = (chip, default_hosts(rows, chip))
+            chip, hosts = chips[sub]
             results.append(Result(r, simulate_us(r, chip, hosts=hosts)))
         folds.append(Fold(source, full, math.nan, tuple(results), tuple(probes)))
     return folds
