@@ -5,13 +5,15 @@ the number that predicts how ``datacenter-gpu`` does on data nobody has seen is 
 a *whole source* the fit never saw, for each source in turn.
 
 **The fit.** The GPU's shared parameters (:data:`GRID`: the device's launch latency, which
-is also the kernel-only floor; the HBM's sustained share; one SM's operand load rate and a
-block's fixed cycles, which set tensor-core efficiency by tile and wave shape) are chosen on
-a grid: every row is simulated once per grid point (:func:`grid_times`, minutes; the
-benchmark script stores the result), and each fold picks the point with the least mean
-squared log error on the training sources (:func:`choose`, instant). Rows that are pure
-matmuls are simulated on the grid of all four parameters with the HBM share at
-:data:`MATMUL_DRAM_PCT`; the others on the two parameters that reach them.
+is also the kernel-only floor; the gap between queued kernels; the HBM's sustained share; one
+SM's operand load rate and a block's fixed cycles, which set tensor-core efficiency by tile
+and wave shape) are chosen on a grid: every row is simulated once per grid point that reaches
+it (:func:`grid_times`, minutes; the benchmark script stores the result), and each fold picks
+the point with the least mean squared log error on the training sources (:func:`choose`,
+instant). Matmul rows are simulated on the grid of :data:`MATMUL_PARAMS` with the HBM share
+at :data:`MATMUL_DRAM_PCT`, no gap and the whole L2 (one kernel, its time barely moves
+with them); the others on the
+:data:`NON_MATMUL` parameters.
 
 **The host is measured, not predicted.** A host-bound row (call+sync, harness) depends on the
 machine that ran it, which no other source saw. As ``python -m chipsim calibrate`` measures a
@@ -41,14 +43,31 @@ from chipsim.hw import HostProfile, get_host
 
 #: The shared GPU parameters and the values tried (chip fields).
 GRID: dict[str, tuple[int, ...]] = {
-    "launch.device_cycles": (5640, 8460, 11280),  # 4, 6, 8 us at 1.41 GHz
-    "dram.sustained_pct": (70, 85, 100),
+    "launch.device_cycles": (8460, 11280, 14100),  # 6, 8, 10 us at 1.41 GHz
+    "launch.kernel_gap_cycles": (0, 1410, 2820),  # 0, 1, 2 us between queued kernels
+    "dram.sustained_pct": (85, 100),
+    # the whitepaper's 40 MB, or one of its two 20 MB partitions: what an eager kernel's
+    # intermediate finds there depends on the partition it was written to
+    "l2.capacity_bytes": (41_943_040, 20_971_520),
     "sm.operand_bytes_per_cycle": (24, 32, 47),  # 47 = the L2's 5120 B/clk peak / 108 SMs
     "sm.block_fixed_cycles": (750, 1500, 3000),
 }
 MATMUL_DRAM_PCT = 85
-#: Only these parameters reach a row that is not a matmul.
-NON_MATMUL = ("launch.device_cycles", "dram.sustained_pct")
+#: Only these parameters reach a row that is not a matmul; a matmul row (one kernel) is not
+#: reached by the gap between queued kernels (its warm-up call is host-bound or absent).
+NON_MATMUL = (
+    "launch.device_cycles",
+    "launch.kernel_gap_cycles",
+    "dram.sustained_pct",
+    "l2.capacity_bytes",
+)
+MATMUL_GAP = 0
+MATMUL_L2 = 41_943_040
+MATMUL_PARAMS = (
+    "launch.device_cycles",
+    "sm.operand_bytes_per_cycle",
+    "sm.block_fixed_cycles",
+)
 RESULTS_JSON = Path(__file__).parent / "loso_results.json"
 
 Point = tuple[tuple[str, int], ...]
@@ -65,7 +84,7 @@ def point_of(row: Measurement, full: Point) -> Point:
     """The part of a full grid point that reaches ``row``."""
     d = dict(full)
     if row.op == "matmul":
-        return tuple((n, d[n]) for n in GRID if n != "dram.sustained_pct")
+        return tuple((n, d[n]) for n in MATMUL_PARAMS)
     return tuple((n, d[n]) for n in NON_MATMUL)
 
 
@@ -133,13 +152,14 @@ def grid_times(
     ``{point key: {row key: us}}`` (see :func:`row_key`, :func:`point_key`). Slow (minutes)."""
     base = chipsim.chip(base)
     out: dict[str, dict[str, float]] = {}
-    for kind, names in (("matmul", [n for n in GRID if n != "dram.sustained_pct"]),
-                        ("other", list(NON_MATMUL))):  # fmt: skip
+    for kind, names in (("matmul", list(MATMUL_PARAMS)), ("other", list(NON_MATMUL))):
         kind_rows = [r for r in rows if (r.op == "matmul") == (kind == "matmul")]
         for p in points(names):
             fields = dict(p)
             if kind == "matmul":
                 fields["dram.sustained_pct"] = MATMUL_DRAM_PCT
+                fields["launch.kernel_gap_cycles"] = MATMUL_GAP
+                fields["l2.capacity_bytes"] = MATMUL_L2
             chip = with_fields(base, fields)
             hosts = default_hosts(rows, chip)
             progress(f"{kind} {dict(p)}")
@@ -252,6 +272,8 @@ def replay(
                 f = dict(sub)
                 if r.op == "matmul":
                     f["dram.sustained_pct"] = MATMUL_DRAM_PCT
+                    f["launch.kernel_gap_cycles"] = MATMUL_GAP
+                    f["l2.capacity_bytes"] = MATMUL_L2
                 chip = with_fields(base, f)
                 chips[sub] = (chip, default_hosts(rows, chip))
             chip, hosts = chips[sub]

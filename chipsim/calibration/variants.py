@@ -43,7 +43,10 @@ VARIANTS: dict[str, Variant] = {
     "A100-SXM4-40GB": Variant(1_410_000_000, 1555e9, "datasheet: 1,555 GB/s HBM2"),
     "A100-PCIe-40GB": Variant(1_410_000_000, 1555e9, "datasheet: 1,555 GB/s HBM2, 250 W"),
     "A100-40GB@1350MHz": Variant(1_350_000_000, 1555.2e6 * 1000, "Triton CI: clocks locked"),
-    "A100-unstated": Variant(1_410_000_000, 2039e9, "not stated by the source: the preset"),
+    # Not stated by the source. The sources that leave it out are dated 2020-2022 and say "A100"
+    # or "GA100"; the 40 GB card is the A100 as launched (May 2020) and the only one until the
+    # 80 GB cards shipped in 2021, so it is assumed (a choice, said so wherever it matters).
+    "A100-unstated": Variant(1_410_000_000, 1555e9, "not stated: the launch-era 40 GB card"),
 }
 
 #: Per-cycle rates kept (per-second rates scale with the clock) and cycle counts of host or
@@ -57,6 +60,7 @@ _SECONDS_FIELDS = (
     "launch.graph_cycles",
     "launch.device_cycles",
     "launch.sync_cycles",
+    "launch.kernel_gap_cycles",
     "dram.latency_cycles",
 )
 

@@ -182,7 +182,10 @@ class Launch:
       launched (the call returning to Python), running beside the kernel; ``compiled_overlap``
       the same for a compiled call (its wrapper's bookkeeping after the launch);
     * ``device_cycles``: from an eager launch on the host to the kernel starting on the chip;
-    * ``sync_cycles``: the host noticing the chip is done (``download``, ``synchronize``).
+    * ``sync_cycles``: the host noticing the chip is done (``download``, ``synchronize``);
+    * ``kernel_gap_cycles``: on the chip, between one eagerly launched kernel's end and the next
+      one's start even when the next is already queued (the front end starting a new grid,
+      the first loads of a stream ramping up).
 
     A field left at 0 means "as ``eager_cycles``" (library/compiled) or "free" (device, sync).
     """
@@ -195,6 +198,7 @@ class Launch:
     compiled_overlap_cycles: int = 0
     device_cycles: int = 0
     sync_cycles: int = 0
+    kernel_gap_cycles: int = 0
 
     @property
     def library(self) -> int:
