@@ -23,7 +23,7 @@ Example:
     >>> from chipsim.hw import get_chip
     >>> host = get_host("llmcompass-host")
     >>> gpu = host.apply(get_chip("datacenter-gpu"))
-    >>> round(gpu.launch.eager_cycles / gpu.clock_hz * 1e6, 1) == host.framework_us
+    >>> round(gpu.launch.eager_cycles / gpu.clock_hz * 1e6, 2) == host.framework_us
     True
 """
 

@@ -147,3 +147,61 @@ def test_the_grid_choice_recovers_the_point_that_made_synthetic_rows():
     for fold in leave_one_source_out(rows, times):
         assert dict(fold.point) == truth
         assert all(math.isclose(x.ratio, 1.0) for x in fold.results)
+
+
+class _FakeCuda:
+    def __init__(self, clock):
+        self.clock = clock
+
+    def is_available(self):
+        return True
+
+    def synchronize(self):
+        self.clock.t += 4e-6  # 4 us to see the GPU idle
+
+
+class _FakeTorch:
+    """Just enough of torch for the host probes: each call advances a fake clock."""
+
+    float16 = "f16"
+
+    def __init__(self):
+        self.t = 0.0
+        self.cuda = _FakeCuda(self)
+        torch = self
+
+        class Function:
+            @classmethod
+            def apply(cls, x):
+                torch.t += 40e-6
+                return cls.forward(None, x)
+
+        self.autograd = type("autograd", (), {"Function": Function})
+
+    def clock(self):
+        return self.t
+
+    def ones(self, *shape, **kw):
+        return shape
+
+    def neg(self, x):
+        self.t += 12e-6
+        return x
+
+    def matmul(self, a, b):
+        self.t += 25e-6
+        return a
+
+
+def test_calibrate_measures_a_gpu_host_from_call_and_sync_timings():
+    from chipsim.calibration.gpu_host import host_from_timings, time_host_calls
+
+    torch = _FakeTorch()
+    t = time_host_calls(torch, calls=3, clock=torch.clock)
+    assert t["sync"] == pytest.approx(4.0) and t["neg"] == pytest.approx(16.0)
+    host = host_from_timings(t, chipsim.chip("datacenter-gpu"))
+    device_us = 2.0  # the preset's launch latency
+    assert host.framework_us == pytest.approx(12.0 - device_us)
+    assert host.library_us == pytest.approx(25.0 - device_us)
+    assert host.wrapper_us == pytest.approx(40.0 + 12.0 - device_us)
+    assert host.sync_us == pytest.approx(4.0)
