@@ -52,10 +52,14 @@ def main() -> None:
         help="per-block row budgets (bytes) to fit with (default: all of ROW_BUDGETS)",
     )
     parser.add_argument("--loso", action="store_true", help="leave-one-source-out (slow)")
-    parser.add_argument("--grid-cache", help="JSON of grid times to reuse or write")
+    parser.add_argument("--grid-cache", help="JSON of grid times to reuse and write")
+    parser.add_argument("--only-loso", action="store_true", help="only section 4")
     args = parser.parse_args()
     print(f"machine: {machine_description()}; load {os.getloadavg()[0]:.2f}")
     rows = load_measurements()
+    if args.only_loso:
+        _loso(args.grid_cache)
+        return
 
     t = time.perf_counter()
     base = evaluate("datacenter-gpu", rows)
@@ -109,12 +113,10 @@ def _loso(cache: str | None) -> None:
         f"\n== 4. leave one source out: {len(rows)} rows, {len({r.source for r in rows})} sources"
     )
     t = time.perf_counter()
-    if cache and Path(cache).exists():
-        times = json.loads(Path(cache).read_text())
-    else:
-        times = loso.grid_times(rows, progress=lambda s: print(f"  grid {s}", flush=True))
-        if cache:
-            Path(cache).write_text(json.dumps(times))
+    old = json.loads(Path(cache).read_text()) if cache and Path(cache).exists() else None
+    times = loso.grid_times(rows, progress=lambda s: print(f"  grid {s}", flush=True), reuse=old)
+    if cache:
+        Path(cache).write_text(json.dumps(times))
     print(f"grid: {len(times)} points ({time.perf_counter() - t:.0f} s)")
     folds = loso.leave_one_source_out(rows, times)
     every, loss = loso.choose(times, rows)

@@ -44,10 +44,11 @@ TARGET_BAND = (0.85, 1.15)
 #: Calls that enter through a Python-level wrapper before their launch (the host profile's
 #: ``wrapper_us``): a torch.compile'd module, an autograd extension, a Triton launcher.
 WRAPPED_CALLS = ("compiled", "triton", "extension")
-#: Calls whose kernel is generated per shape (Triton): it keeps a whole row on chip up to this
-#: many bytes of f32 working copy (PyTorch's own kernels: the chip's ``sm.row_budget_bytes``).
-GENERATED_CALLS = ("compiled", "triton")
-GENERATED_ROW_BUDGET = 65536
+#: Bytes of a row's f32 working copy a kernel keeps on chip, by implementation (PyTorch's own
+#: kernels: the chip's ``sm.row_budget_bytes``): a hand-written Triton kernel holds the whole
+#: row in one block up to 65,536 elements (Liger-Kernel's ops/utils.py calculate_settings,
+#: MAX_FUSED_SIZE); torch.compile's generated reductions up to 64 KiB.
+ROW_BUDGET_BY_CALL = {"triton": 4 * 65536, "compiled": 65536}
 #: Host keys of the sources whose rows name none (LLMCompass's call+sync rows).
 SOURCE_HOSTS = {"llmcompass": "llmcompass-host"}
 
@@ -64,8 +65,9 @@ def measured_chip(
 
     ``hosts`` maps host keys to profiles (see :mod:`chipsim.hw.host`); a row whose host is
     not there (or with no ``hosts``) keeps ``chip``'s own launch table, the host the chip was
-    fitted with. A kernel-only row pays no host cost at all (the events bracket the GPU's
-    work), only the device's launch latency.
+    fitted with. A kernel-only row pays no host cost at all and no latency from host to GPU
+    (the events bracket the GPU's work), only each kernel's start-up on the chip
+    (``launch.kernel_gap_cycles``).
     """
     if row.variant in VARIANTS:
         chip = with_variant(chip, row.variant)
@@ -80,7 +82,7 @@ def measured_chip(
             library_cycles=launch.compiled,
             overlap_cycles=launch.compiled_overlap_cycles,
         )
-    if row.method == "kernel":
+    if row.method == "kernel":  # events on the GPU's stream: no host, no host-to-GPU latency
         launch = dataclasses.replace(
             launch,
             eager_cycles=1,
@@ -89,12 +91,12 @@ def measured_chip(
             overlap_cycles=0,
             compiled_overlap_cycles=0,
             sync_cycles=0,
+            device_cycles=0,
         )
     chip = dataclasses.replace(chip, launch=launch)
-    if row.call in GENERATED_CALLS and chip.sm.count:
-        chip = dataclasses.replace(
-            chip, sm=dataclasses.replace(chip.sm, row_budget_bytes=GENERATED_ROW_BUDGET)
-        )
+    if row.call in ROW_BUDGET_BY_CALL and chip.sm.count:
+        budget = ROW_BUDGET_BY_CALL[row.call]
+        chip = dataclasses.replace(chip, sm=dataclasses.replace(chip.sm, row_budget_bytes=budget))
     return chip
 
 

@@ -11,9 +11,9 @@ and wave shape) are chosen on a grid: every row is simulated once per grid point
 it (:func:`grid_times`, minutes; the benchmark script stores the result), and each fold picks
 the point with the least mean squared log error on the training sources (:func:`choose`,
 instant). Matmul rows are simulated on the grid of :data:`MATMUL_PARAMS` with the HBM share
-at :data:`MATMUL_DRAM_PCT`, no gap and the whole L2 (one kernel, its time barely moves
-with them); the others on the
-:data:`NON_MATMUL` parameters.
+at :data:`MATMUL_DRAM_PCT`, the launch latency at :data:`MATMUL_DEVICE` and a write-back L2
+(one kernel: its time barely moves with them); the others on the :data:`NON_MATMUL`
+parameters.
 
 **The host is measured, not predicted.** A host-bound row (call+sync, harness) depends on the
 machine that ran it, which no other source saw. As ``python -m chipsim calibrate`` measures a
@@ -42,29 +42,29 @@ from chipsim.calibration.measurements import Measurement, load_corpus
 from chipsim.hw import HostProfile, get_host
 
 #: The shared GPU parameters and the values tried (chip fields).
-GRID: dict[str, tuple[int, ...]] = {
-    "launch.device_cycles": (8460, 11280, 14100),  # 6, 8, 10 us at 1.41 GHz
-    "launch.kernel_gap_cycles": (0, 1410, 2820),  # 0, 1, 2 us between queued kernels
+GRID: dict[str, tuple[int, ...]] = {  # (bools are ints)
+    "launch.device_cycles": (2820, 5640, 8460),  # 2, 4, 6 us from host launch to the GPU
+    "launch.kernel_gap_cycles": (4230, 7050, 9870),  # 3, 5, 7 us: each kernel's start-up
     "dram.sustained_pct": (85, 100),
-    # the whitepaper's 40 MB, or one of its two 20 MB partitions: what an eager kernel's
-    # intermediate finds there depends on the partition it was written to
-    "l2.capacity_bytes": (41_943_040, 20_971_520),
-    "sm.operand_bytes_per_cycle": (24, 32, 47),  # 47 = the L2's 5120 B/clk peak / 108 SMs
-    "sm.block_fixed_cycles": (750, 1500, 3000),
+    # whether a kernel's stores reach HBM during it (1) or only when evicted (0)
+    "l2.write_through": (False, True),
+    "sm.operand_bytes_per_cycle": (32, 47),  # 47 = the L2's 5120 B/clk peak / 108 SMs
+    "sm.block_fixed_cycles": (750, 1500),
 }
 MATMUL_DRAM_PCT = 85
-#: Only these parameters reach a row that is not a matmul; a matmul row (one kernel) is not
-#: reached by the gap between queued kernels (its warm-up call is host-bound or absent).
+#: A matmul row's host-to-GPU latency (the middle of the grid): a call+sync row's host probe
+#: absorbs a change of it almost one for one, and a kernel row does not see it.
+MATMUL_DEVICE = 5640
+#: Only these parameters reach a row that is not a matmul.
 NON_MATMUL = (
     "launch.device_cycles",
     "launch.kernel_gap_cycles",
     "dram.sustained_pct",
-    "l2.capacity_bytes",
+    "l2.write_through",
 )
-MATMUL_GAP = 0
-MATMUL_L2 = 41_943_040
+MATMUL_WRITE_THROUGH = False
 MATMUL_PARAMS = (
-    "launch.device_cycles",
+    "launch.kernel_gap_cycles",
     "sm.operand_bytes_per_cycle",
     "sm.block_fixed_cycles",
 )
@@ -147,19 +147,23 @@ def grid_times(
     rows: Sequence[Measurement],
     base: chipsim.Chip | str = "datacenter-gpu",
     progress: Callable[[str], None] = lambda s: None,
+    reuse: Mapping[str, Mapping[str, float]] | None = None,
 ) -> dict[str, dict[str, float]]:
     """Simulated time of every row at every grid point that reaches it:
     ``{point key: {row key: us}}`` (see :func:`row_key`, :func:`point_key`). Slow (minutes)."""
     base = chipsim.chip(base)
-    out: dict[str, dict[str, float]] = {}
+    out: dict[str, dict[str, float]] = {k: dict(v) for k, v in (reuse or {}).items()}
     for kind, names in (("matmul", list(MATMUL_PARAMS)), ("other", list(NON_MATMUL))):
         kind_rows = [r for r in rows if (r.op == "matmul") == (kind == "matmul")]
         for p in points(names):
+            known = out.get(point_key(p), {})
+            if all(row_key(r) in known for r in kind_rows):
+                continue  # simulated before (``reuse``): the same chip, the same rows
             fields = dict(p)
             if kind == "matmul":
                 fields["dram.sustained_pct"] = MATMUL_DRAM_PCT
-                fields["launch.kernel_gap_cycles"] = MATMUL_GAP
-                fields["l2.capacity_bytes"] = MATMUL_L2
+                fields["launch.device_cycles"] = MATMUL_DEVICE
+                fields["l2.write_through"] = MATMUL_WRITE_THROUGH
             chip = with_fields(base, fields)
             hosts = default_hosts(rows, chip)
             progress(f"{kind} {dict(p)}")
@@ -272,8 +276,8 @@ def replay(
                 f = dict(sub)
                 if r.op == "matmul":
                     f["dram.sustained_pct"] = MATMUL_DRAM_PCT
-                    f["launch.kernel_gap_cycles"] = MATMUL_GAP
-                    f["l2.capacity_bytes"] = MATMUL_L2
+                    f["launch.device_cycles"] = MATMUL_DEVICE
+                    f["l2.write_through"] = MATMUL_WRITE_THROUGH
                 chip = with_fields(base, f)
                 chips[sub] = (chip, default_hosts(rows, chip))
             chip, hosts = chips[sub]

@@ -118,7 +118,9 @@ class L2:
     Kernels then pass tensors to each other through DRAM, and the cache keeps the most
     recently used ``capacity_bytes`` of DRAM on chip, in lines of ``line_bytes``: a transfer
     that finds its lines there moves at ``bytes_per_cycle`` after ``latency_cycles`` (see
-    :mod:`chipsim.hw.cache`). A chip without one (a scratchpad NPU) keeps activations in its
+    :mod:`chipsim.hw.cache`). A store leaves its lines in the cache (for the next kernel to
+    read) and reaches DRAM when they are evicted (write-back), or at once with
+    ``write_through``. A chip without one (a scratchpad NPU) keeps activations in its
     SRAM instead, where the memory plan puts them.
     """
 
@@ -126,6 +128,7 @@ class L2:
     bytes_per_cycle: int = 0
     latency_cycles: int = 0
     line_bytes: int = 128
+    write_through: bool = False  # a store also reaches DRAM at once (else: when evicted)
 
     @property
     def present(self) -> bool:
@@ -183,9 +186,9 @@ class Launch:
       the same for a compiled call (its wrapper's bookkeeping after the launch);
     * ``device_cycles``: from an eager launch on the host to the kernel starting on the chip;
     * ``sync_cycles``: the host noticing the chip is done (``download``, ``synchronize``);
-    * ``kernel_gap_cycles``: on the chip, between one eagerly launched kernel's end and the next
-      one's start even when the next is already queued (the front end starting a new grid,
-      the first loads of a stream ramping up).
+    * ``kernel_gap_cycles``: on the chip, the start-up of every eagerly launched kernel: after
+      the work before it, even when it is already queued (the front end starting a new grid,
+      the first loads of a stream ramping up). What a CUDA event around one tiny kernel sees.
 
     A field left at 0 means "as ``eager_cycles``" (library/compiled) or "free" (device, sync).
     """

@@ -215,7 +215,7 @@ class Simulator:
             if instr.opcode in ("launch", "launch_library"):  # an eager launch reaches the chip
                 launch = self.chip.launch  # after the device's latency; the host's return
                 arrive += launch.device_cycles - min(launch.overlap_cycles, end - start)
-                done += launch.kernel_gap_cycles if done else 0  # and after the last kernel's gap
+                done += launch.kernel_gap_cycles  # and its own start-up on the chip
             self._floor = max(self._floor, arrive, done)
         if self.functional:
             self._execute(instr)
