@@ -18,8 +18,8 @@ Example:
     >>> import chipsim
     >>> gpu = chipsim.chip("datacenter-gpu")
     >>> t = {"sync": 5.0, "neg": 20.0, "matmul": 30.0, "wrapped": 50.0}  # us, call + sync
-    >>> host_from_timings(t, gpu).framework_us  # 20 - 5 (sync) - 2 (the chip's launch latency)
-    13.0
+    >>> host_from_timings(t, gpu).framework_us  # 20 - 5 (sync) - 6 (the chip's launch latency)
+    9.0
 """
 
 from __future__ import annotations

@@ -96,7 +96,9 @@ def test_kernel_rows_pay_no_host_and_call_sync_rows_do():
     synced = simulate_us(_row(method="call+sync", call="aten", source="llmcompass"), gpu)
     host = get_host("llmcompass-host")
     device_us = gpu.launch.device_cycles / gpu.clock_hz * 1e6  # host to GPU: not in events
-    assert synced - kernel == pytest.approx(host.framework_us + host.sync_us + device_us, abs=1.0)
+    gap_us = gpu.launch.kernel_gap_cycles / gpu.clock_hz * 1e6  # in events; under the host's
+    expected = host.framework_us + host.sync_us + device_us - gap_us  # dispatch otherwise
+    assert synced - kernel == pytest.approx(expected, abs=1.0)
 
 
 def test_harness_rows_pay_the_slower_of_host_and_gpu_per_call():
@@ -200,8 +202,9 @@ def test_calibrate_measures_a_gpu_host_from_call_and_sync_timings():
     torch = _FakeTorch()
     t = time_host_calls(torch, calls=3, clock=torch.clock)
     assert t["sync"] == pytest.approx(4.0) and t["neg"] == pytest.approx(16.0)
-    host = host_from_timings(t, chipsim.chip("datacenter-gpu"))
-    device_us = 2.0  # the preset's launch latency
+    gpu = chipsim.chip("datacenter-gpu")
+    host = host_from_timings(t, gpu)
+    device_us = gpu.launch.device_cycles / gpu.clock_hz * 1e6  # the chip's, not the host's
     assert host.framework_us == pytest.approx(12.0 - device_us)
     assert host.library_us == pytest.approx(25.0 - device_us)
     assert host.wrapper_us == pytest.approx(40.0 + 12.0 - device_us)
