@@ -4,14 +4,15 @@ A model fitted to one source can match that source and still miss the next one (
 the number that predicts how ``datacenter-gpu`` does on data nobody has seen is its error on
 a *whole source* the fit never saw, for each source in turn.
 
-**The fit.** The GPU's shared parameters (:data:`GRID`: the device's launch latency, which
-is also the kernel-only floor; the gap between queued kernels; the HBM's sustained share; one
-SM's operand load rate and a block's fixed cycles, which set tensor-core efficiency by tile
-and wave shape) are chosen on a grid: every row is simulated once per grid point that reaches
-it (:func:`grid_times`, minutes; the benchmark script stores the result), and each fold picks
-the point with the least mean squared log error on the training sources (:func:`choose`,
-instant). Matmul rows are simulated on the grid of :data:`MATMUL_PARAMS` with the HBM share
-at :data:`MATMUL_DRAM_PCT`, the launch latency at :data:`MATMUL_DEVICE` and a write-back L2
+**The fit.** The GPU's shared parameters (:data:`GRID`: the latency from a host's launch to
+the GPU; each kernel's start-up on the GPU, the floor of a kernel-only timing; the HBM's
+sustained share; whether stores reach HBM at once; one SM's operand load rate and a block's
+fixed cycles, which set tensor-core efficiency by tile and wave shape) are chosen on a grid:
+every row is simulated once per grid point that reaches it (:func:`grid_times`, minutes; the
+benchmark script stores the result), and each fold picks the point with the least mean
+squared log error on the training sources (:func:`choose`, instant). Matmul rows are
+simulated on the grid of :data:`MATMUL_PARAMS` with the HBM share at
+:data:`MATMUL_DRAM_PCT`, the launch latency at :data:`MATMUL_DEVICE` and a write-back L2
 (one kernel: its time barely moves with them); the others on the :data:`NON_MATMUL`
 parameters.
 
@@ -28,6 +29,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
@@ -121,9 +123,7 @@ def measure_host(
     return host
 
 
-def _replace(host: HostProfile, changes: Mapping[str, float]) -> HostProfile:
-    import dataclasses
-
+def _replace(host: HostProfile, changes: Mapping[str, object]) -> HostProfile:
     return dataclasses.replace(host, **changes)
 
 
