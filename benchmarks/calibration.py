@@ -6,10 +6,13 @@
 3. The fit itself, reproduced: the eight fitted fields started from published priors
    (LLMCompass's own A100 overheads, peak rates) and fitted on the fit rows only, for each
    per-block row budget tried; the preset ships the best.
-4. ``cpu-simd`` fitted to this machine (``python -m chipsim calibrate``), its held-out error.
+4. Leave-one-source-out (issue 25, ``--loso``): every row of the multi-source corpus simulated
+   on the parameter grid (``chipsim.calibration.loso``), each source predicted by the point
+   chosen on the others; writes ``chipsim/calibration/loso_results.json`` (the book replays it).
+5. ``cpu-simd`` fitted to this machine (``python -m chipsim calibrate``), its held-out error.
 
 Usage: ``.venv/bin/python benchmarks/calibration.py [--skip-cpu] [--skip-fit] [--rows]
-[--budgets 4096 ...]``
+[--budgets 4096 ...] [--loso [--grid-cache FILE]]``
 """
 
 from __future__ import annotations
@@ -48,9 +51,15 @@ def main() -> None:
         default=list(ROW_BUDGETS),
         help="per-block row budgets (bytes) to fit with (default: all of ROW_BUDGETS)",
     )
+    parser.add_argument("--loso", action="store_true", help="leave-one-source-out (slow)")
+    parser.add_argument("--grid-cache", help="JSON of grid times to reuse and write")
+    parser.add_argument("--only-loso", action="store_true", help="only section 4")
     args = parser.parse_args()
     print(f"machine: {machine_description()}; load {os.getloadavg()[0]:.2f}")
     rows = load_measurements()
+    if args.only_loso:
+        _loso(args.grid_cache)
+        return
 
     t = time.perf_counter()
     base = evaluate("datacenter-gpu", rows)
@@ -77,6 +86,9 @@ def main() -> None:
             )
             _line(f"  fitted, row budget {budget} B", evaluate(fit.chip, rows))
 
+    if args.loso:
+        _loso(args.grid_cache)
+
     if args.skip_cpu:
         return
     t = time.perf_counter()
@@ -87,6 +99,45 @@ def main() -> None:
     print(cal.evaluation.row_table())
     print(cal.evaluation.summary_table())
     _line("this-cpu", cal.evaluation)
+
+
+def _loso(cache: str | None) -> None:
+    import json
+    from pathlib import Path
+
+    from chipsim.calibration import load_corpus, loso
+    from chipsim.calibration.evaluate import Summary
+
+    rows = load_corpus()
+    print(
+        f"\n== 4. leave one source out: {len(rows)} rows, {len({r.source for r in rows})} sources"
+    )
+    t = time.perf_counter()
+    old = json.loads(Path(cache).read_text()) if cache and Path(cache).exists() else None
+    times = loso.grid_times(rows, progress=lambda s: print(f"  grid {s}", flush=True), reuse=old)
+    if cache:
+        Path(cache).write_text(json.dumps(times))
+    print(f"grid: {len(times)} points ({time.perf_counter() - t:.0f} s)")
+    folds = loso.leave_one_source_out(rows, times)
+    every, loss = loso.choose(times, rows)
+    print(f"all sources: {dict(every)}, loss {loss:.4f}")
+    held = []
+    for f in folds:
+        s = f.summary
+        held.extend(f.results)
+        print(
+            f"{f.source:13} rows {s.rows:3d} (+{len(f.probes)} probes)  MAPE {s.mape:6.1%}  "
+            f"geomean {s.geomean:5.2f}  worst {s.worst:6.1%}  chosen {dict(f.point)}"
+        )
+    total = Summary.of(held)
+    print(
+        f"{'overall':13} rows {total.rows:3d}  MAPE {total.mape:6.1%}  geomean {total.geomean:5.2f}"
+    )
+    for op in dict.fromkeys(r.row.op for r in held):
+        s = Summary.of([r for r in held if r.row.op == op])
+        print(f"  class {op:14} rows {s.rows:3d}  MAPE {s.mape:6.1%}  geomean {s.geomean:5.2f}")
+    loso.save_folds(folds, every)
+    print(f"wrote {loso.RESULTS_JSON}")
 
 
 if __name__ == "__main__":

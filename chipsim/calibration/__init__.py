@@ -16,6 +16,7 @@ from chipsim.calibration.evaluate import Evaluation, Result, Summary, evaluate, 
 from chipsim.calibration.fit import FitResult, Param, fit_chip, minimize, with_fields
 from chipsim.calibration.measurements import (
     Measurement,
+    load_corpus,
     load_measurements,
     load_sources,
     read_measurements,
@@ -35,6 +36,7 @@ __all__ = [
     "minimize",
     "with_fields",
     "Measurement",
+    "load_corpus",
     "load_measurements",
     "load_sources",
     "read_measurements",

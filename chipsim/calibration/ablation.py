@@ -80,6 +80,9 @@ ABLATIONS: dict[str, Callable[[chipsim.Chip], Fields]] = {
     },
     N_("tensor cores at peak (no sustained rate)"): lambda c: {"tensor_core.sustained_pct": 100},
     N_("no per-block row budget (long rows in one pass)"): lambda c: {"sm.row_budget_bytes": 0},
+    N_("one block size, no operand loads per block (the waves alone)"): lambda c: {
+        "sm.operand_bytes_per_cycle": 0
+    },
     N_("no waves (a contraction's blocks spread evenly over the SMs)"): lambda c: {
         "sm.block_rows": 0,
         "sm.block_cols": 0,

@@ -25,29 +25,99 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 import chipsim
 from chipsim.calibration.measurements import SETS, Measurement
+from chipsim.calibration.variants import VARIANTS, with_variant
 from chipsim.calibration.workloads import ChipOps, synchronize, workload
+from chipsim.hw import HostProfile
 from chipsim.i18n import N_, pad, tr
 
 TARGET_MAPE = 0.15
 TARGET_BAND = (0.85, 1.15)
 
 
-def simulate_us(row: Measurement, chip: str | chipsim.Chip, *, synchronous: bool = False) -> float:
-    """Simulated time of ``row``'s workload on ``chip`` in microseconds (see module doc)."""
-    chip = chipsim.chip(chip)
-    if row.call == "compiled":  # one op inside torch.compile: the call enters its wrapper
-        launch = chip.launch
+#: Calls that enter through a Python-level wrapper before their launch (the host profile's
+#: ``wrapper_us``): a torch.compile'd module, an autograd extension, a Triton launcher.
+WRAPPED_CALLS = ("compiled", "triton", "extension")
+#: Bytes of a row's f32 working copy a kernel keeps on chip, by implementation (PyTorch's own
+#: kernels: the chip's ``sm.row_budget_bytes``): a hand-written Triton kernel holds the whole
+#: row in one block up to 65,536 elements (Liger-Kernel's ops/utils.py calculate_settings,
+#: MAX_FUSED_SIZE); torch.compile's generated reductions up to 64 KiB.
+ROW_BUDGET_BY_CALL = {"triton": 4 * 65536, "compiled": 65536}
+#: Host keys of the sources whose rows name none (LLMCompass's call+sync rows).
+SOURCE_HOSTS = {"llmcompass": "llmcompass-host"}
+
+
+def row_host(row: Measurement) -> str:
+    """The key of the host profile ``row`` was timed on ("" when it names none)."""
+    return row.host or SOURCE_HOSTS.get(row.source, "")
+
+
+def measured_chip(
+    row: Measurement, chip: chipsim.Chip, hosts: Mapping[str, HostProfile] | None = None
+) -> chipsim.Chip:
+    """``chip`` as ``row`` was measured on it: its GPU variant, its host, its kind of call.
+
+    ``hosts`` maps host keys to profiles (see :mod:`chipsim.hw.host`); a row whose host is
+    not there (or with no ``hosts``) keeps ``chip``'s own launch table, the host the chip was
+    fitted with. A kernel-only row pays no host cost at all and no latency from host to GPU
+    (the events bracket the GPU's work), only each kernel's start-up on the chip
+    (``launch.kernel_gap_cycles``).
+    """
+    if row.variant in VARIANTS:
+        chip = with_variant(chip, row.variant)
+    key = row_host(row)
+    if hosts is not None and key in hosts:
+        chip = hosts[key].apply(chip)
+    launch = chip.launch
+    if row.call in WRAPPED_CALLS:  # the call enters its wrapper, then launches
         launch = dataclasses.replace(
-            launch, eager_cycles=launch.compiled, overlap_cycles=launch.compiled_overlap_cycles
+            launch,
+            eager_cycles=launch.compiled,
+            library_cycles=launch.compiled,
+            overlap_cycles=launch.compiled_overlap_cycles,
         )
-        chip = dataclasses.replace(chip, launch=launch)
+    if row.method == "kernel":  # events on the GPU's stream: no host, no host-to-GPU latency
+        launch = dataclasses.replace(
+            launch,
+            eager_cycles=1,
+            library_cycles=1,
+            compiled_cycles=1,
+            overlap_cycles=0,
+            compiled_overlap_cycles=0,
+            sync_cycles=0,
+            device_cycles=0,
+        )
+    chip = dataclasses.replace(chip, launch=launch)
+    if row.call in ROW_BUDGET_BY_CALL and chip.sm.count:
+        budget = ROW_BUDGET_BY_CALL[row.call]
+        chip = dataclasses.replace(chip, sm=dataclasses.replace(chip.sm, row_budget_bytes=budget))
+    return chip
+
+
+def simulate_us(
+    row: Measurement,
+    chip: str | chipsim.Chip,
+    *,
+    synchronous: bool = False,
+    hosts: Mapping[str, HostProfile] | None = None,
+) -> float:
+    """Simulated time of ``row``'s workload on ``chip`` in microseconds, timed the way the
+    source timed it (``row.method``):
+
+    * ``call+sync``: a warm-up call, a synchronisation, the timed call, a synchronisation;
+      the host's clock between the two waits;
+    * ``kernel``: the GPU's time for the call (CUDA events, a profiler): no host cost, the
+      L2 cold (the benchmarks flush it, or stream operands larger than it);
+    * ``harness``: a benchmark loop of back-to-back calls: per call, three calls minus one,
+      halved (the host and the GPU overlap; the slower sets the pace).
+    """
+    chip = measured_chip(row, chipsim.chip(chip), hosts)
     fn = workload(row.op)
     dev = chipsim.device(chip, functional=False)
     dtype = getattr(chipsim, row.dtype)
@@ -56,14 +126,24 @@ def simulate_us(row: Measurement, chip: str | chipsim.Chip, *, synchronous: bool
         ttype = chipsim.TensorType(shape, dtype)
         inputs.append(chipsim.Tensor(dev.upload(np.empty(0), ttype), ttype, dev))
     ops = ChipOps(dev, synchronous)
+
+    def calls(n: int) -> int:
+        outs = [fn(ops, *inputs) for _ in range(n)]
+        del outs
+        return synchronize(dev)
+
     with dev:
-        out = fn(ops, *inputs)  # warm-up call, as the measurements did
-        del out
+        if row.method == "kernel":
+            start = synchronize(dev)
+            end = calls(1)
+            return (end - start) / chip.clock_hz * 1e6
+        calls(1)  # warm-up call, as the measurements did
         start = synchronize(dev)
-        out = fn(ops, *inputs)
-        end = synchronize(dev)
-        del out
-    return (end - start) / chip.clock_hz * 1e6
+        one = calls(1)
+        if row.method == "harness":
+            three = calls(3)
+            return ((three - one) - (one - start)) / 2 / chip.clock_hz * 1e6
+        return (one - start) / chip.clock_hz * 1e6
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,9 +254,15 @@ class Evaluation:
 
 
 def evaluate(
-    chip: str | chipsim.Chip, rows: Iterable[Measurement], *, synchronous: bool = False
+    chip: str | chipsim.Chip,
+    rows: Iterable[Measurement],
+    *,
+    synchronous: bool = False,
+    hosts: Mapping[str, HostProfile] | None = None,
 ) -> Evaluation:
     """Simulate every row on ``chip`` and collect the errors (deterministic)."""
     chip = chipsim.chip(chip)
-    results = tuple(Result(r, simulate_us(r, chip, synchronous=synchronous)) for r in rows)
+    results = tuple(
+        Result(r, simulate_us(r, chip, synchronous=synchronous, hosts=hosts)) for r in rows
+    )
     return Evaluation(chip.name, results)

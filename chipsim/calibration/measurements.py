@@ -17,6 +17,7 @@ Example:
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import math
 from collections.abc import Iterable, Sequence
@@ -27,6 +28,7 @@ from chipsim.errors import SerializationError
 
 DATA_DIR = Path(__file__).parent
 A100_CSV = DATA_DIR / "a100_measured.csv"
+A100_SOURCES_CSV = DATA_DIR / "a100_sources.csv"
 SOURCES_CSV = DATA_DIR / "sources.csv"
 
 COLUMNS = (
@@ -43,7 +45,11 @@ COLUMNS = (
     "where",
     "set",
 )
+#: Columns a CSV may leave out, with the value a row then has: how the source timed it, which
+#: GPU it ran on and which host profile a host-bound row was timed on (see a100_sources.csv).
+OPTIONAL_COLUMNS = {"method": "call+sync", "variant": "", "host": ""}
 SETS = ("fit", "heldout")
+METHODS = ("kernel", "call+sync", "harness")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +74,9 @@ class Measurement:
     source: str = ""
     where: str = ""
     set: str = "heldout"
+    method: str = "call+sync"
+    variant: str = ""  # "": the chip as given (no variant applied)
+    host: str = ""
 
     @property
     def shape_text(self) -> str:
@@ -129,6 +138,11 @@ def read_measurements(text: str, source: str = "<csv>") -> list[Measurement]:
             raise SerializationError(f"{where}: {exc}; fix the shape or time_us column") from None
         if not time_us > 0:
             raise SerializationError(f"{where}: time_us must be > 0, got {row['time_us']!r}")
+        extra = {k: (row.get(k) or default) for k, default in OPTIONAL_COLUMNS.items()}
+        if extra["method"] not in METHODS:
+            raise SerializationError(
+                f"{where}: method must be one of {', '.join(METHODS)}, got {extra['method']!r}"
+            )
         if row["set"] not in SETS:
             raise SerializationError(
                 f"{where}: set must be one of {', '.join(SETS)}, got {row['set']!r}"
@@ -147,6 +161,7 @@ def read_measurements(text: str, source: str = "<csv>") -> list[Measurement]:
                 source=row["source"],
                 where=row["where"],
                 set=row["set"],
+                **extra,
             )
         )
     return rows
@@ -156,7 +171,7 @@ def write_measurements(rows: Iterable[Measurement]) -> str:
     """The CSV text of ``rows`` (the inverse of :func:`read_measurements`)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(COLUMNS)
+    writer.writerow(COLUMNS + tuple(OPTIONAL_COLUMNS))
     for r in rows:
         writer.writerow(
             [
@@ -172,6 +187,9 @@ def write_measurements(rows: Iterable[Measurement]) -> str:
                 r.source,
                 r.where,
                 r.set,
+                r.method,
+                r.variant,
+                r.host,
             ]
         )
     return out.getvalue()
@@ -197,6 +215,15 @@ def load_measurements(path: str | Path | None = None) -> list[Measurement]:
                 f"list; add it there (key, citation, url) or fix the key"
             )
     return rows
+
+
+def load_corpus() -> list[Measurement]:
+    """Every published A100 row: LLMCompass's (``a100_measured.csv``) and the five other
+    sources' (``a100_sources.csv``), in that order, each row naming its source."""
+    llmcompass = [  # the source models its GPU as A100_80GB (see a100_measured.csv)
+        dataclasses.replace(r, variant=r.variant or "A100-SXM4-80GB") for r in load_measurements()
+    ]
+    return llmcompass + load_measurements(A100_SOURCES_CSV)
 
 
 def load_sources(path: str | Path | None = None) -> dict[str, dict[str, str]]:

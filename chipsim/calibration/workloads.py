@@ -30,12 +30,23 @@ def _softmax_composed(ops: Any, x: Any) -> Any:
     return ops.div(e, ops.sum(e, -1, True))
 
 
+def _rmsnorm_llama(ops: Any, x: Any) -> Any:
+    """Hugging Face's LlamaRMSNorm in eager PyTorch, kernel for kernel: x.to(f32), pow(2),
+    mean, + eps, rsqrt, *, .to(bf16), then the f32 weight times it (an f32 result: its traffic,
+    read bf16 and write f32, is the cast's; the weight's few bytes are left out)."""
+    h = ops.cast(x, chipsim.f32)
+    r = ops.rsqrt(ops.add(ops.mean(ops.mul(h, h), -1, True), 1e-6))
+    return ops.cast(ops.cast(ops.mul(h, r), chipsim.bf16), chipsim.f32)
+
+
 WORKLOADS: dict[str, Callable[..., Any]] = {
     # one op each: the published A100 rows
     "matmul": lambda ops, a, b: ops.matmul(a, b),
     "softmax": lambda ops, x: ops.softmax(x),
     "layernorm": lambda ops, x: ops.layernorm(x),
     "gelu": lambda ops, x: ops.gelu(x),
+    "rmsnorm": lambda ops, x: ops.rmsnorm(x),
+    "rmsnorm_llama": _rmsnorm_llama,
     # this machine's calibration and held-out programs
     "add": lambda ops, x, y: ops.add(x, y),
     "exp": lambda ops, x: ops.exp(x),
@@ -97,7 +108,7 @@ class ChipOps:
         fn = getattr(chipsim, name)
 
         def call(*args: Any) -> Any:
-            if name in ("max", "sum"):  # numpy's (x, axis, keepdims) -> chipsim's
+            if name in ("max", "sum", "mean"):  # numpy's (x, axis, keepdims) -> chipsim's
                 x, axis, keepdims = args
                 out = fn(x, axis, keepdims=keepdims)
             else:

@@ -59,6 +59,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="instead: compare CHIP (default datacenter-gpu) with published A100 measurements",
     )
     parser.add_argument("--rows", action="store_true", help="with --a100: print every row")
+    parser.add_argument(
+        "--gpu-host",
+        action="store_true",
+        help="instead: time this machine's GPU host with PyTorch and write it as a host profile "
+        "(-o defaults to this-host.toml; load it with chipsim.hw.get_host(path))",
+    )
     parser.set_defaults(func=run)
     return parser
 
@@ -68,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.a100:
             return _run_a100(args.a100, args.rows)
+        if args.gpu_host:
+            return _run_gpu_host(args)
         return _run_host(args)
     except ChipsimError as err:
         print(f"calibrate: {err}", file=sys.stderr)
@@ -86,6 +94,16 @@ def _run_a100(chip: str, rows: bool) -> int:
     print(ev.summary_table())
     verdict = "meets" if ev.meets_target() else "misses"
     print(f"\nheld-out: {verdict} the target (MAPE <= 15%, every class's geomean in [0.85, 1.15])")
+    return 0
+
+
+def _run_gpu_host(args: argparse.Namespace) -> int:
+    from chipsim.calibration.gpu_host import measure_gpu_host
+
+    output = Path("this-host.toml" if args.output == "this-cpu.toml" else args.output)
+    host = measure_gpu_host()
+    output.write_text(host.to_toml(f"{host.name}: {host.description}"), encoding="utf-8")
+    print(f"{host}\nWrote {output} (load it with chipsim.hw.get_host({str(output)!r}))")
     return 0
 
 

@@ -65,7 +65,8 @@ def compute_instrs(
         whole = opdef.contraction(
             [v.type for v in node.inputs], node.type, check_attrs(opdef, node.attrs)
         )
-        occupied, useful = wave_share(chip, whole.m, whole.n, whole.batch)
+        itemsize = in_types[0].dtype.itemsize
+        occupied, useful = wave_share(chip, whole.m, whole.n, whole.batch, whole.k, itemsize, unit)
         work = -(-ops * occupied // useful)
         return [
             Instr(

@@ -3,6 +3,7 @@ the caching allocator used by eager mode. It knows nothing of graphs (numpy only
 
 from chipsim.hw.cache import L2Cache
 from chipsim.hw.chip import Chip, get_chip, list_chips
+from chipsim.hw.host import HostProfile, get_host, list_hosts
 from chipsim.hw.isa import (
     OPCODES,
     STORAGE,
@@ -44,6 +45,9 @@ __all__ = [
     "Registers",
     "TensorCore",
     "get_chip",
+    "HostProfile",
+    "get_host",
+    "list_hosts",
     "list_chips",
     "OPCODES",
     "STORAGE",

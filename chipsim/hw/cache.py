@@ -159,6 +159,7 @@ class L2Cache:
 
     def __init__(self, spec: L2) -> None:
         self.line = spec.line_bytes
+        self.write_through = spec.write_through
         self.capacity = spec.capacity_bytes // spec.line_bytes  # in lines
         self._stamp = np.zeros(0, dtype=np.int64)  # per block: last transfer using it
         self._lines = np.zeros(0, dtype=np.int64)  # per block: mask of its lines on chip
@@ -185,13 +186,13 @@ class L2Cache:
         self._clock += 1
         self._stamp[blocks] = self._clock
         self._lines[blocks] = held | masks
-        if write:
+        if write and not self.write_through:
             self._dirty[blocks] |= masks
         self.resident += touched - hits
         self._log.append((self._clock, blocks))
         back = self._evict() * self.line
-        if write:  # write-back: the bytes stop in the cache
-            return Traffic(op.nbytes, 0, back)
+        if write:  # write-back: the bytes stop in the cache; write-through: DRAM takes them too
+            return Traffic(op.nbytes, 0, back + (op.nbytes if self.write_through else 0))
         # bytes, not lines: the transfer's own bytes split in the proportion of its lines
         hit_bytes = op.nbytes * hits // touched
         return Traffic(hit_bytes, op.nbytes - hit_bytes, back)

@@ -170,7 +170,9 @@ def mma_ops(chip: Chip, m: int, n: int, k: int, batch: int = 1) -> int:
     return batch * -(-m // tm) * -(-n // tn) * -(-k // tk)
 
 
-def wave_share(chip: Chip, m: int, n: int, batch: int = 1) -> tuple[int, int]:
+def wave_share(
+    chip: Chip, m: int, n: int, batch: int = 1, k: int = 0, itemsize: int = 2, unit: str = "tensor"
+) -> tuple[int, int]:
     """``(occupied, useful)``: a contraction's output elements as its SMs' time counts them.
 
     On a chip of SMs with a thread-block tile (``chip.sm``), the ``batch`` (m, n) outputs are
@@ -182,9 +184,18 @@ def wave_share(chip: Chip, m: int, n: int, batch: int = 1) -> tuple[int, int]:
     blocks or splits its sum over k (split-K) until one wave fills the SMs. Elsewhere
     ``(1, 1)``: no waves.
 
+    With ``sm.operand_bytes_per_cycle`` set, each block's own time decides instead (see
+    :class:`~chipsim.hw.parts.SMs`; ``k`` is the contraction's depth, ``itemsize`` its
+    operands' element size): ``occupied / useful`` is the kernel's time over its time at the
+    whole chip's rate (``unit``: ``tensor``, or ``mac`` for the CUDA cores), for the best of
+    the candidate tiles.
+
     Example:
         >>> from chipsim.hw import get_chip
         >>> gpu = get_chip("datacenter-gpu")  # 108 SMs, 128 x 128 blocks
+        >>> import dataclasses
+        >>> sm = dataclasses.replace(gpu.sm, operand_bytes_per_cycle=0)  # the plain wave model
+        >>> gpu = dataclasses.replace(gpu, sm=sm)
         >>> wave_share(gpu, 128 * 108, 128)  # 108 blocks: one wave, every SM busy
         (1, 1)
         >>> wave_share(gpu, 128 * 109, 128)  # one block more: a second wave, 1 SM busy
@@ -193,11 +204,39 @@ def wave_share(chip: Chip, m: int, n: int, batch: int = 1) -> tuple[int, int]:
     sm = chip.sm
     if not (sm.count and sm.block_rows and sm.block_cols):
         return 1, 1
+    if sm.operand_bytes_per_cycle and k:
+        return _block_time_share(chip, m, n, batch, k, itemsize, unit)
     blocks = batch * -(-m // sm.block_rows) * -(-n // sm.block_cols)
     if blocks <= sm.count:
         return 1, 1
     waves = -(-blocks // sm.count)
     return waves * sm.count * min(m, sm.block_rows) * min(n, sm.block_cols), batch * m * n
+
+
+def _block_time_share(
+    chip: Chip, m: int, n: int, batch: int, k: int, itemsize: int, unit: str
+) -> tuple[int, int]:
+    """Waves x one block's cycles, for the best tile, over the whole chip's time (per 1/1000
+    of an output-element-k-step at one SM's rate, to keep integers exact)."""
+    sm = chip.sm
+    tc = chip.tensor_core
+    tm, tn, tk = tc.tile
+    if unit == "mac":
+        macs_per_sm = chip.mac.macs_per_cycle / sm.count  # MAC/cycle, one SM
+    else:
+        macs_per_sm = tm * tn * tk * tc.count / tc.cycles_per_tile / sm.count
+    best = None
+    for bm in (sm.block_rows, max(sm.block_rows // 2, 1)):
+        for bn in (sm.block_cols, max(sm.block_cols // 2, 1)):
+            rm, rn = min(m, bm), min(n, bn)  # a block never larger than the product
+            blocks = batch * -(-m // bm) * -(-n // bn)
+            waves = -(-blocks // sm.count)
+            per_k = max(rm * rn / macs_per_sm, (rm + rn) * itemsize / sm.operand_bytes_per_cycle)
+            cycles = waves * (sm.block_fixed_cycles + k * per_k)
+            best = cycles if best is None else min(best, cycles)
+    assert best is not None
+    ideal = batch * m * n * k / (macs_per_sm * sm.count)  # every SM busy at its tensor rate
+    return max(1, round(best * 1000)), max(1, round(ideal * 1000))
 
 
 def simd_ops(chip: Chip, elements: int, slots: int = 1) -> int:

@@ -118,7 +118,9 @@ class L2:
     Kernels then pass tensors to each other through DRAM, and the cache keeps the most
     recently used ``capacity_bytes`` of DRAM on chip, in lines of ``line_bytes``: a transfer
     that finds its lines there moves at ``bytes_per_cycle`` after ``latency_cycles`` (see
-    :mod:`chipsim.hw.cache`). A chip without one (a scratchpad NPU) keeps activations in its
+    :mod:`chipsim.hw.cache`). A store leaves its lines in the cache (for the next kernel to
+    read) and reaches DRAM when they are evicted (write-back), or at once with
+    ``write_through``. A chip without one (a scratchpad NPU) keeps activations in its
     SRAM instead, where the memory plan puts them.
     """
 
@@ -126,6 +128,7 @@ class L2:
     bytes_per_cycle: int = 0
     latency_cycles: int = 0
     line_bytes: int = 128
+    write_through: bool = False  # a store also reaches DRAM at once (else: when evicted)
 
     @property
     def present(self) -> bool:
@@ -143,6 +146,14 @@ class SMs:
     reduction pass (see :func:`chipsim.hw.isa.cost`, opcode ``refetch``). A contraction's
     output is cut into thread blocks of ``block_rows x block_cols`` elements, run ``count`` at
     a time in *waves* (:func:`chipsim.hw.isa.wave_share`; 0 leaves waves out).
+
+    With ``operand_bytes_per_cycle`` > 0 a block's time is its own: each k-step it multiplies
+    at one SM's share of the tensor rate *and* loads its operand panels (``bm + bn`` elements)
+    at ``operand_bytes_per_cycle`` (one SM's load path from the L2), the slower deciding, plus
+    ``block_fixed_cycles`` (filling the load pipeline, writing the tile back). The library
+    then picks, shape by shape, the tile (the block size or half of it on either side) with
+    the fewest cycles over all its waves: tensor-core efficiency follows the tile and wave
+    shape instead of one constant.
     """
 
     count: int = 0
@@ -150,6 +161,8 @@ class SMs:
     row_budget_bytes: int = 0
     block_rows: int = 0
     block_cols: int = 0
+    operand_bytes_per_cycle: int = 0
+    block_fixed_cycles: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +185,10 @@ class Launch:
       launched (the call returning to Python), running beside the kernel; ``compiled_overlap``
       the same for a compiled call (its wrapper's bookkeeping after the launch);
     * ``device_cycles``: from an eager launch on the host to the kernel starting on the chip;
-    * ``sync_cycles``: the host noticing the chip is done (``download``, ``synchronize``).
+    * ``sync_cycles``: the host noticing the chip is done (``download``, ``synchronize``);
+    * ``kernel_gap_cycles``: on the chip, the start-up of every eagerly launched kernel: after
+      the work before it, even when it is already queued (the front end starting a new grid,
+      the first loads of a stream ramping up). What a CUDA event around one tiny kernel sees.
 
     A field left at 0 means "as ``eager_cycles``" (library/compiled) or "free" (device, sync).
     """
@@ -185,6 +201,7 @@ class Launch:
     compiled_overlap_cycles: int = 0
     device_cycles: int = 0
     sync_cycles: int = 0
+    kernel_gap_cycles: int = 0
 
     @property
     def library(self) -> int:

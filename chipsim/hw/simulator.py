@@ -211,11 +211,12 @@ class Simulator:
         traffic = self._traffic(instr)
         end = start + cost(instr, self.chip, traffic)
         if unit == "host":  # a launch or sync: the next kernel waits for it and for all before
-            arrive = end
+            arrive, done = end, self._end
             if instr.opcode in ("launch", "launch_library"):  # an eager launch reaches the chip
                 launch = self.chip.launch  # after the device's latency; the host's return
                 arrive += launch.device_cycles - min(launch.overlap_cycles, end - start)
-            self._floor = max(self._floor, arrive, self._end)
+                done += launch.kernel_gap_cycles  # and its own start-up on the chip
+            self._floor = max(self._floor, arrive, done)
         if self.functional:
             self._execute(instr)
         for level, lo, hi in src_ranges:

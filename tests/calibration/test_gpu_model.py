@@ -93,7 +93,7 @@ def test_sustained_tensor_rate_is_below_peak_and_scales_the_matmul():
 
 
 def test_a_contraction_runs_in_waves_of_blocks_over_the_sms():
-    gpu = chipsim.chip(GPU)
+    gpu = with_fields(chipsim.chip(GPU), {"sm.operand_bytes_per_cycle": 0})  # one block size
     bm, bn, sms = gpu.sm.block_rows, gpu.sm.block_cols, gpu.sm.count
 
     def tensor_cycles(chip, m):
@@ -106,3 +106,42 @@ def test_a_contraction_runs_in_waves_of_blocks_over_the_sms():
     assert edge.sm.count == 0
     ratio = tensor_cycles(edge, bm * (sms + 1)) / tensor_cycles(edge, bm * sms)
     assert ratio == pytest.approx((sms + 1) / sms, rel=0.01)
+
+
+def _tensor_cycles(chip, m, n, k):
+    recs = _records(chip, chipsim.matmul, (m, k), (k, n)).sim.records
+    return sum(r.cycles for r in recs if r.instr.unit == "tensor")
+
+
+def test_a_small_gemm_takes_one_blocks_time_not_a_share_of_every_sm():
+    """Issue 25: 16 x 1024 x 1024 has 16 blocks at most for 108 SMs; each block multiplies at
+    one SM's rate and loads its operand panels through one SM's load path."""
+    gpu = chipsim.chip(GPU)
+    sm, tc = gpu.sm, gpu.tensor_core
+    macs_per_sm = 4 * 4 * 4 * tc.count / sm.count
+    m, n, k = 16, 1024, 1024
+
+    def tile_cycles(bm, bn):
+        waves = -(-(-(-m // bm) * -(-n // bn)) // sm.count)
+        per_k = max(min(m, bm) * min(n, bn) / macs_per_sm,
+                    (min(m, bm) + min(n, bn)) * 2 / sm.operand_bytes_per_cycle)  # fmt: skip
+        return waves * (sm.block_fixed_cycles + k * per_k)
+
+    halves = ((sm.block_rows, sm.block_rows // 2), (sm.block_cols, sm.block_cols // 2))
+    best = min(tile_cycles(bm, bn) for bm in halves[0] for bn in halves[1])
+    cycles = _tensor_cycles(gpu, 16, 1024, 1024)
+    assert cycles == pytest.approx(best * 100 / tc.sustained_pct, rel=0.02)
+    spread = 16 * 1024 * 1024 / (macs_per_sm * sm.count)  # every SM busy: what it is not
+    assert cycles > 10 * spread
+
+
+def test_tensor_efficiency_follows_the_shape():
+    """Large square GEMMs reach most of the peak; skinny ones little of it."""
+    gpu = chipsim.chip(GPU)
+    peak = 4 * 4 * 4 * gpu.tensor_core.count
+
+    def efficiency(m, n, k):
+        return m * n * k / peak / _tensor_cycles(gpu, m, n, k)
+
+    assert efficiency(4096, 4096, 4096) > 0.8
+    assert efficiency(64, 4096, 4096) < 0.5 * efficiency(4096, 4096, 4096)
