@@ -134,42 +134,65 @@ def cnn_graph(
 # varies the *structure* (op sequence, activations, shapes) with the seed, not only the
 # weights: a fusion answer depends on structure, and a family with few structures could be
 # solved offline, all of it, with the reference passes.
+#
+# The k-th hidden instance of a part is drawn from *stratum* k of its family: the dimensions
+# that decide how hard an instance is (its size against the SRAM, its depth) follow the
+# stratum, the rest follows the seed. Every submission then meets the same spread of sizes,
+# and a score moves little with the draw (stratified sampling); without a stratum, a family
+# draws everything from the seed.
 def _rng(seed: int, family: int) -> np.random.Generator:
     return np.random.default_rng([seed, family])
 
 
-def chain_variant(seed: int) -> Graph:
-    """:func:`chain_graph` with seeded shapes and length (the structure follows the seed)."""
+def _stratum(table: tuple, stratum: int | None, rng: np.random.Generator) -> tuple:
+    """Row ``stratum`` of ``table`` (cycling), or a random row when there is no stratum."""
+    return table[int(rng.integers(len(table))) if stratum is None else stratum % len(table)]
+
+
+#: The strata of the families: the dimensions that decide how an instance behaves.
+CHAIN_STRATA = ((128, 128), (192, 192), (256, 256), (320, 256), (384, 320), (448, 384))
+DENSE_STRATA = ((128, 96, 192), (192, 128, 384), (256, 128, 1024), (128, 160, 1536),
+                (320, 96, 2048), (256, 192, 576))  # fmt: skip
+TRANSFORMER_STRATA = ((32, 64), (64, 96), (96, 128), (128, 160))  # (d, seq)
+CNN_STRATA = ((2, 16), (3, 12), (3, 16), (4, 8))  # (layers, image size)
+SCRATCHPAD_STRATA = ((64, 160), (96, 128), (96, 160), (128, 192))  # (d, seq)
+TIGHT_STRATA = (48, 56, 64, 72)  # buffers
+
+
+def chain_variant(seed: int, stratum: int | None = None) -> Graph:
+    """:func:`chain_graph` with a size from :data:`CHAIN_STRATA` and a seeded length and ops."""
     rng = _rng(seed, 1)
-    rows, cols = 64 * int(rng.integers(2, 9)), 64 * int(rng.integers(2, 7))
+    rows, cols = _stratum(CHAIN_STRATA, stratum, rng)
     return chain_graph(seed, rows, cols, int(rng.integers(3, 6)))
 
 
-def epilogue_variant(seed: int) -> Graph:
+def epilogue_variant(seed: int, stratum: int | None = None) -> Graph:
     """:func:`epilogue_graph` with seeded shapes, depth and extra epilogue ops; the widths
     straddle the SRAM budget, so some epilogues fit and some spill."""
     rng = _rng(seed, 2)
-    rows, d = 64 * int(rng.integers(2, 7)), 32 * int(rng.integers(3, 7))
-    h = int(rng.choice((2 * d, 3 * d, 1024, 1536, 2048)))
+    rows, d, h = _stratum(DENSE_STRATA, stratum, rng)
     return epilogue_graph(seed, rows, d, h, int(rng.integers(2, 5)), extra=2)
 
 
-def transformer_variant(seed: int) -> Graph:
-    """:func:`transformer_graph` with seeded sizes, activation and extra elementwise ops."""
+def transformer_variant(seed: int, stratum: int | None = None) -> Graph:
+    """:func:`transformer_graph` with a size from :data:`TRANSFORMER_STRATA` and a seeded MLP
+    width, activation and extra elementwise ops."""
     rng = _rng(seed, 3)
-    d = 32 * int(rng.integers(1, 5))
-    seq, ff = 16 * int(rng.integers(2, 11)), d * int(rng.integers(2, 5))
+    d, seq = _stratum(TRANSFORMER_STRATA, stratum, rng)
+    seq += 16 * int(rng.integers(0, 3))
+    ff = d * int(rng.integers(2, 5))
     act = str(rng.choice(("gelu", "relu", "sigmoid", "tanh")))
     return transformer_graph(seed, seq, d, ff, act, extra=0.5)
 
 
-def cnn_variant(seed: int) -> Graph:
-    """:func:`cnn_graph` with seeded image size, depth, widths, batch and activations."""
+def cnn_variant(seed: int, stratum: int | None = None) -> Graph:
+    """:func:`cnn_graph` with a depth and image size from :data:`CNN_STRATA` and seeded
+    widths, batch and activations."""
     rng = _rng(seed, 4)
-    layers = int(rng.integers(2, 5))
+    layers, size = _stratum(CNN_STRATA, stratum, rng)
     widths = tuple(8 * int(rng.integers(1, 7)) for _ in range(layers))
     acts = tuple(str(rng.choice(("relu", "gelu", "sigmoid", "tanh"))) for _ in range(layers))
-    size, batch = int(rng.choice((8, 12, 16))), 8 * int(rng.integers(1, 5))
+    batch = 8 * int(rng.integers(1, 5))
     return cnn_graph(seed, size, (3, *widths), batch, acts)
 
 
@@ -216,15 +239,15 @@ def tight_records(seed: int, n: int = 60, quantum: int = 64) -> list:
     return [UsageRecord(f"t{k}", *records[i]) for k, i in enumerate(order)]
 
 
-def tight_variant(seed: int) -> list:
-    """:func:`tight_records` with a seeded number of buffers (48 to 72)."""
-    return tight_records(seed, 48 + 8 * int(_rng(seed, 7).integers(0, 4)))
+def tight_variant(seed: int, stratum: int | None = None) -> list:
+    """:func:`tight_records` with a number of buffers from :data:`TIGHT_STRATA`."""
+    return tight_records(seed, _stratum(TIGHT_STRATA, stratum, _rng(seed, 7)))
 
 
-def scratchpad_variant(seed: int) -> Graph:
+def scratchpad_variant(seed: int, stratum: int | None = None) -> Graph:
     """A transformer block whose activations outgrow the SRAM arena (the memory challenge's
-    cycles instances): seeded sequence length, width, MLP width and activation."""
+    cycles instances): a size from :data:`SCRATCHPAD_STRATA`, seeded MLP width and act."""
     rng = _rng(seed, 8)
-    d, seq = 32 * int(rng.integers(2, 5)), 32 * int(rng.integers(3, 7))
+    d, seq = _stratum(SCRATCHPAD_STRATA, stratum, rng)
     act = str(rng.choice(("gelu", "relu", "sigmoid", "tanh")))
     return transformer_graph(seed, seq, d, d * int(rng.integers(2, 5)), act, extra=0.5)

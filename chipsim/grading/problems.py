@@ -45,6 +45,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -178,14 +179,15 @@ PART1_OPS = tuple(
 
 
 def classify_variant(seed: int) -> dict:
-    """Part 1's hidden family: 12 of :data:`PART1_OPS` and 12 pattern pairs, drawn by the seed."""
+    """Part 1's hidden instance: every op of :data:`PART1_OPS` and every pattern pair, in an
+    order drawn by the seed. The answers are fixed facts (an op's pattern, the rule), so the
+    hidden instance asks all of them: the score is exact and the same on every draw."""
     import numpy as np
 
     rng = np.random.default_rng([seed, 0])
-    ops = sorted(str(PART1_OPS[i]) for i in rng.choice(len(PART1_OPS), 12, replace=False))
+    ops = [str(PART1_OPS[i]) for i in rng.permutation(len(PART1_OPS))]
     pairs = _all_pairs()
-    chosen = sorted(int(i) for i in rng.choice(len(pairs), 12, replace=False))
-    return {"ops": ops, "pairs": [list(pairs[i]) for i in chosen]}
+    return {"ops": ops, "pairs": [list(pairs[int(i)]) for i in rng.permutation(len(pairs))]}
 
 
 def liveness_graph(seed: int, width: int = 16, ops: int | None = None) -> Graph:
@@ -210,6 +212,11 @@ def liveness_graph(seed: int, width: int = 16, ops: int | None = None) -> Graph:
     return b.build(pool[-1], pool[-3])
 
 
+def liveness_stratum(seed: int, stratum: int) -> tuple[Graph, list[int]]:
+    """Part 1's hidden family: stratum k has ``10 + k`` ops, ties broken either way."""
+    return liveness_problem(seed, stratum % 2 == 0, 10 + stratum)
+
+
 def liveness_problem(
     seed: int, reverse_ties: bool, ops: int | None = None
 ) -> tuple[Graph, list[int]]:
@@ -230,17 +237,27 @@ def _inst(id: str, kind: str, make: Callable[[int], Any], seed: int = 0) -> Inst
     return Instance(id, kind, make, seed)
 
 
-def _hidden(prefix: str, kind: str, make: Callable[[int], Any], count: int) -> tuple[Instance, ...]:
+def _hidden(
+    prefix: str, kind: str, make: Callable[..., Any], count: int, *, strata: bool = False
+) -> tuple[Instance, ...]:
     """``count`` hidden instances ``<prefix>1 ...``: the family only; the grader supplies the
-    seeds, new ones for every submission. Several instances per family make a score that
-    does not hang on one draw (``benchmarks/grading_spread.py`` measures the spread)."""
-    return tuple(Instance(f"{prefix}{k}", kind, make, None, True) for k in range(1, count + 1))
+    seeds, new ones for every submission. With ``strata``, instance k is drawn from stratum
+    k of its family (``make(seed, stratum=k)``, :mod:`.graphs`). Several instances per
+    family, and strata, make a score that hangs on no single draw
+    (``benchmarks/grading_spread.py`` measures the spread)."""
+    return tuple(
+        Instance(f"{prefix}{k + 1}", kind, functools.partial(make, stratum=k) if strata else make,
+                 None, True)
+        for k in range(count)
+    )  # fmt: skip
 
 
 #: Hidden instances per family: enough that a score hangs on no single draw (the spread of a
 #: notebook's points over course secrets is measured by ``benchmarks/grading_spread.py``).
-HIDDEN_PER_FAMILY = {"classify": 4, "chains": 6, "dense": 6, "transformer": 4, "cnn": 4,
-                     "liveness": 6, "first_fit": 3, "arena": 3, "plan": 4, "tight": 4}  # fmt: skip
+HIDDEN_PER_FAMILY = {
+    "classify": 1, "chains": 6, "dense": 6, "transformer": 4, "cnn": 4,
+    "liveness": 12, "first_fit": 10, "arena": 8, "plan": 4, "tight": 4,
+}  # fmt: skip
 H = HIDDEN_PER_FAMILY
 #: The open challenges give full credit within this fraction of the reference: the course's
 #: references are a measured autotuner (fusion) and a long branch-and-bound search (memory),
@@ -288,7 +305,7 @@ FUSION_PARTS = (
             _inst("chains_a", "fusion", lambda s: graphs.chain_graph(s, 256, 256)),
             # merging everything into one kernel is slower here (a lesson the part teaches)
             _inst("chains_b", "fusion", lambda s: graphs.chain_graph(s, 384, 320, 3), 7),
-            *_hidden("chains_h", "fusion", graphs.chain_variant, H["chains"]),
+            *_hidden("chains_h", "fusion", graphs.chain_variant, H["chains"], strata=True),
         ),
     ),
     Part(
@@ -302,7 +319,7 @@ FUSION_PARTS = (
         (
             _inst("dense_small", "fusion", lambda s: graphs.epilogue_graph(s, 512, 128, 256)),
             _inst("dense_wide", "fusion", lambda s: graphs.epilogue_graph(s, 128, 256, 4096), 1),
-            *_hidden("dense_h", "fusion", graphs.epilogue_variant, H["dense"]),
+            *_hidden("dense_h", "fusion", graphs.epilogue_variant, H["dense"], strata=True),
         ),
     ),
     Part(
@@ -316,8 +333,14 @@ FUSION_PARTS = (
         (
             _inst("transformer", "fusion", lambda s: graphs.transformer_graph(s, 128, 64, 256)),
             _inst("cnn", "fusion", lambda s: graphs.cnn_graph(s, 16, (3, 16, 32), 8)),
-            *_hidden("transformer_h", "fusion", graphs.transformer_variant, H["transformer"]),
-            *_hidden("cnn_h", "fusion", graphs.cnn_variant, H["cnn"]),
+            *_hidden(
+                "transformer_h",
+                "fusion",
+                graphs.transformer_variant,
+                H["transformer"],
+                strata=True,
+            ),
+            *_hidden("cnn_h", "fusion", graphs.cnn_variant, H["cnn"], strata=True),
         ),
         slack=CHALLENGE_SLACK,
     ),
@@ -334,12 +357,7 @@ MEMORY_PARTS = (
         (),
         (
             _inst("live_a", "liveness", lambda s: liveness_problem(s, False)),
-            *_hidden(
-                "live_h",
-                "liveness",
-                lambda s: liveness_problem(s, s % 2 == 0, 10 + s % 7),
-                H["liveness"],
-            ),
+            *_hidden("live_h", "liveness", liveness_stratum, H["liveness"], strata=True),
         ),
     ),
     Part(
@@ -391,8 +409,10 @@ MEMORY_PARTS = (
                 "sram_transformer", "plan", lambda s: graphs.transformer_graph(s, 128, 128, 512), 2
             ),
             _inst("tight_40", "arena", lambda s: graphs.tight_records(s, 40), 2),
-            *_hidden("sram_transformer_h", "plan", graphs.scratchpad_variant, H["plan"]),
-            *_hidden("tight_h", "arena", graphs.tight_variant, H["tight"]),
+            *_hidden(
+                "sram_transformer_h", "plan", graphs.scratchpad_variant, H["plan"], strata=True
+            ),
+            *_hidden("tight_h", "arena", graphs.tight_variant, H["tight"], strata=True),
         ),
         baseline="greedy_by_size",
         slack=CHALLENGE_SLACK,
