@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 # Recipes use the venv's tools first (nbgrader needs `alembic` on PATH, for instance).
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-LINT_PATHS := chipsim tests benchmarks grading/make_demo_submissions.py nbgrader_config.py \
+LINT_PATHS := chipsim grader tests benchmarks grading/make_demo_submissions.py nbgrader_config.py \
   locales book/_ext/translation.py book/_ext/notebook_translation.py book/_ext/chapter.py
 # JupyterLab setting (kept inside the venv): double-clicking a chapter opens it as a notebook.
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
@@ -75,7 +75,7 @@ chapter: $(STAMP)  ## build one chapter as the book renders it: make chapter CH=
 	python book/_ext/chapter.py $(CH)
 
 exercises: $(STAMP)  ## regenerate the release from solutions/ and publish it to exercises/ (never over your edits)
-	python -m chipsim.grading.cli release
+	python -m grader.cli release
 
 # Instructor: autograde gradebook/submitted in parallel (the demo learners when it is empty),
 # each notebook in a sandboxed kernel of its own; only changed submissions are regraded.
@@ -86,7 +86,7 @@ exercises: $(STAMP)  ## regenerate the release from solutions/ and publish it to
 GRADE_FLAGS ?=
 SHARD ?=
 grade: $(STAMP)  ## autograde new and changed submissions in the sandbox; gradebook/grades.csv
-	python -m chipsim.grading.cli grade $(if $(SHARD),--shard $(SHARD)) $(GRADE_FLAGS)
+	python -m grader.cli grade $(if $(SHARD),--shard $(SHARD)) $(GRADE_FLAGS)
 
 # Learners on their own: grade the notebooks you worked on (my-work/ or exercises/; the
 # command says which) as learner $(ME), and write your feedback pages. Your notebooks are
@@ -94,16 +94,16 @@ grade: $(STAMP)  ## autograde new and changed submissions in the sandbox; gradeb
 # grades them unsandboxed (and says so).
 ME ?= me
 grade-mine: $(STAMP)  ## grade your own notebooks (my-work/ or exercises/); feedback in gradebook/feedback/<you>/
-	python -m chipsim.grading.cli mine --me "$$GRADE_MINE_ME" $(GRADE_FLAGS)
+	python -m grader.cli mine --me "$$GRADE_MINE_ME" $(GRADE_FLAGS)
 
 feedback: $(STAMP)  ## HTML feedback (with pictures) per student under gradebook/feedback/
-	python -m chipsim.grading.cli feedback
+	python -m grader.cli feedback
 
 # The open challenges ranked (gradebook/leaderboard.html + .csv), from the grader's own
 # numbers in the autograded notebooks. Pseudonyms: make leaderboard LEADERBOARD_FLAGS=--pseudonyms
 LEADERBOARD_FLAGS ?=
 leaderboard: $(STAMP)  ## rank the class on the open challenges: gradebook/leaderboard.html (+ .csv)
-	python -m chipsim.grading.leaderboard $(LEADERBOARD_FLAGS)
+	python -m grader.feedback.leaderboard $(LEADERBOARD_FLAGS)
 
 demo-submissions: $(STAMP)  ## regenerate grading/demo_submissions from exercises/ + solutions/
 	python grading/make_demo_submissions.py

@@ -13,14 +13,14 @@ Layout (all paths relative to the course root, the folder holding this file):
   (or the database ``GRADEBOOK_URL`` names).
 
 Autograding recomputes every chipsim score outside the learner's kernel: the preprocessor
-``chipsim.grading.nbgrader_rescore.RescoreAnswers`` runs after ``Execute`` and before
-``SaveAutoGrades``. Learners' code runs in ``GuardedExecute`` (``chipsim.grading.execute``):
-each notebook in a sandboxed kernel of its own (``chipsim.grading.sandbox``: its own
+``grader.course.rescore.RescoreAnswers`` runs after ``Execute`` and before
+``SaveAutoGrades``. Learners' code runs in ``GuardedExecute`` (``grader.sandbox.execute``):
+each notebook in a sandboxed kernel of its own (``grader.sandbox.modes``: its own
 namespaces and uid, resource limits, the package without its reference passes, nothing of
 the course visible), with a per-cell time limit. Grading refuses to start where no sandbox
 is possible unless ``c.GuardedExecute.allow_unsandboxed = True`` (trusted notebooks only).
 The hidden instances come from this course run's secret, ``gradebook/hidden_instances.key``
-(created on first use; ``chipsim.grading.hidden``).
+(created on first use; ``grader.problems.hidden``).
 """
 
 import os
@@ -38,12 +38,12 @@ from nbgrader.preprocessors import (
     SaveAutoGrades,
 )
 
-from chipsim.grading.execute import GuardedExecute
-from chipsim.grading.gradebook_db import configured_url
-from chipsim.grading.local_exchange import from_environment
-from chipsim.grading.nbgrader_rescore import RescoreAnswers
-from chipsim.grading.sandbox import lock_down
-from chipsim.grading.sanitize import RememberLanguage, RestoreTestCells
+from grader.sandbox.execute import GuardedExecute
+from grader.gradebook.db import configured_url
+from grader.course.local_exchange import from_environment
+from grader.course.rescore import RescoreAnswers
+from grader.sandbox.modes import lock_down
+from grader.course.sanitize import RememberLanguage, RestoreTestCells
 
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
 
@@ -60,11 +60,11 @@ c.CourseDirectory.submitted_directory = "gradebook/submitted"
 c.CourseDirectory.autograded_directory = "gradebook/autograded"
 c.CourseDirectory.feedback_directory = "gradebook/feedback"
 # Feedback pages: learner-made HTML sanitised, and a policy that lets no script run
-# (chipsim.grading.feedback_page).
-c.GenerateFeedback.exporter_class = "chipsim.grading.feedback_page.SafeFeedbackExporter"
+# (grader.feedback.page).
+c.GenerateFeedback.exporter_class = "grader.feedback.page.SafeFeedbackExporter"
 # Collecting from a hub's exchange copies submissions without following links (a learner's
 # link to the solution or the secret is refused, never copied with the instructor's rights).
-c.ExchangeFactory.collect = "chipsim.grading.collect.SafeCollect"
+c.ExchangeFactory.collect = "grader.course.collect.SafeCollect"
 # The secret the hidden instances are drawn from: one per course run (per gradebook).
 c.HiddenInstances.secret_file = os.path.join(GRADEBOOK, "hidden_instances.key")
 # `make lab` on a learner's own machine: a project-local exchange (gradebook/exchange), created
@@ -77,7 +77,7 @@ if _local_exchange is not None:
     c.Exchange.assignment_dir = _my_work
 # The gradebook: GRADEBOOK_URL (any SQLAlchemy URL, e.g. postgresql://user:pw@host/db) when set,
 # else the sqlite file gradebook/gradebook.db, whose parallel writers wait up to 120 s for its
-# lock instead of failing (chipsim.grading.gradebook_db; README, "Grading a large class").
+# lock instead of failing (grader.gradebook.db; README, "Grading a large class").
 c.CourseDirectory.db_url = configured_url(GRADEBOOK)
 
 # Released stubs: the line after each solution region raises NotImplementedError("<task>").

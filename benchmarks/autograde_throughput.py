@@ -4,7 +4,7 @@
 
 Builds a temporary course (private chipsim copy, sandbox kernel), submits the demo learners'
 notebooks round-robin under 20 student ids per assignment, and grades them twice with
-:func:`chipsim.grading.parallel.grade_all`: one worker, then one per core. Prints a Markdown
+:func:`grader.gradebook.pool.grade_all`: one worker, then one per core. Prints a Markdown
 row per run: notebooks, workers, wall seconds, seconds per notebook, speed-up.
 Targets: >= 1.8x on 2 cores, < 10 s per submission notebook.
 
@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "tests" / "grading"))
 
 from grading_course import course_env, make_sandbox_course, nbgrader  # noqa: E402
 
-from chipsim.grading.parallel import grade_all  # noqa: E402
+from grader.gradebook.pool import grade_all  # noqa: E402
 
 
 def setup(tmp: Path, students: int) -> Path:

@@ -5,7 +5,7 @@
 
 Builds a temporary course (private chipsim copy, sandboxed kernels), submits the demo
 learners' notebooks round-robin as ``submissions / 2`` learners x 2 assignments, and grades
-the whole class once per (backend, shard count): N processes ``python -m chipsim.grading.cli
+the whole class once per (backend, shard count): N processes ``python -m grader.cli
 grade --shard k/N --workers 1`` started together (N machines of one core each, on one box),
 against a fresh gradebook each time: a new database on a throw-away PostgreSQL server
 (``tests/grading/scale_postgres.py``: Debian's server binaries, loopback port, removed at the
@@ -40,8 +40,8 @@ sys.path.insert(0, str(ROOT / "tests" / "grading"))
 from grading_course import NO_SANDBOX, course_env, make_sandbox_course, nbgrader  # noqa: E402
 from scale_postgres import BINARIES, Server  # noqa: E402
 
-from chipsim.grading.gradebook_db import default_url, normalize  # noqa: E402
-from chipsim.grading.records import Store  # noqa: E402
+from grader.gradebook.db import default_url, normalize  # noqa: E402
+from grader.gradebook.records import Store  # noqa: E402
 
 ASSIGNMENTS = ("fusion", "memory_planning")
 
@@ -73,7 +73,7 @@ def fresh(course: Path, backend: str, server: Server | None) -> str:
 
 def run(course: Path, url: str, shards: int) -> float:
     env = {**course_env(course), "GRADEBOOK_URL": url}
-    cmd = [sys.executable, "-m", "chipsim.grading.cli", "grade", "--no-demo", "--workers", "1"]
+    cmd = [sys.executable, "-m", "grader.cli", "grade", "--no-demo", "--workers", "1"]
     cmd += ["--unsafe-no-sandbox"] if NO_SANDBOX else []
     start = time.perf_counter()
     procs = [

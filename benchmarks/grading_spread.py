@@ -3,7 +3,7 @@
 Every submission is graded on hidden instances drawn for it, so the same notebook meets other
 instances in another course run. This grades two solutions of every part on the hidden
 instances of N course secrets, in-process with the grader's own scoring
-(:mod:`chipsim.grading.spread`), and prints each part's points per solution: min, max, spread
+(:mod:`grader.scoring.spread`), and prints each part's points per solution: min, max, spread
 (max - min) and mean. Target: a spread of at most 0.1 points per part, and the model solution
 at full marks on every secret.
 
@@ -24,8 +24,8 @@ import platform
 import statistics
 import time
 
-from chipsim.grading.problems import PARTS
-from chipsim.grading.spread import ROOT, model_functions, notebook_namespace, spread
+from grader.problems.parts import PARTS
+from grader.scoring.spread import ROOT, model_functions, notebook_namespace, spread
 from chipsim.ir import Pattern
 
 

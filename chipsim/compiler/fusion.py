@@ -42,8 +42,10 @@ from chipsim.passes.fusion import (
     rule_fusion,
     validate_partition,
 )
+from chipsim.reference import reference_for
 
 
+@reference_for("fusion")
 def reference_fusion(graph: Graph, chip: Any = None) -> Partition:
     """The reference fusion: the rule pass, then the autotuner, with the code generator's
     feasibility as the capacity rule (see the module docstring).

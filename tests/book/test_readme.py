@@ -24,8 +24,8 @@ def test_learners_section_has_one_command_to_grade_and_says_where_feedback_is():
     assert "Validate" in text and "make lab" in text
     dry = subprocess.run(["make", "-n", "grade-mine"], cwd=ROOT, capture_output=True, text=True)
     assert dry.returncode == 0, dry.stderr
-    assert "gradebook/submitted/me/" in dry.stdout and "chipsim.grading.cli grade" in dry.stdout
-    assert "chipsim.grading.cli feedback" in dry.stdout
+    assert "gradebook/submitted/me/" in dry.stdout and "grader.cli grade" in dry.stdout
+    assert "grader.cli feedback" in dry.stdout
 
 
 def test_plan_memory_examples_run(tmp_path):

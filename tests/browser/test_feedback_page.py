@@ -1,7 +1,7 @@
 """A learner's feedback page in Chromium: every picture loads and none is squashed or overdrawn.
 
 The page is produced without running the whole grader: the released notebook's challenge cell
-gets the outputs the autograder writes (:func:`chipsim.grading.nbgrader_rescore._rewrite`:
+gets the outputs the autograder writes (:func:`grader.course.rescore._rewrite`:
 explanation, yours-beside-the-reference picture, score) for the reference pass's answer, and
 is exported exactly as ``nbgrader generate_feedback`` (``make feedback``) exports it: nbconvert's
 HTMLExporter with nbgrader's ``feedback`` template, the CSS header preprocessor, and the cell
@@ -24,7 +24,7 @@ import pytest
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor, Preprocessor
 from traitlets.config import Config
 
-from chipsim.grading.feedback_page import SafeFeedbackExporter
+from grader.feedback.page import SafeFeedbackExporter
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -64,10 +64,10 @@ def feedback_html(assignment: str) -> str:
     """The feedback page of a notebook whose challenge part holds the reference pass's answer."""
     from nbgrader import server_extensions
 
-    from chipsim.grading import PARTS, score_answer
-    from chipsim.grading.answer import encode
-    from chipsim.grading.nbgrader_rescore import _rewrite
-    from chipsim.grading.submit import _RUNNERS
+    from grader import PARTS, score_answer
+    from grader.course.rescore import _rewrite
+    from grader.scoring.answer import encode
+    from grader.submit import _RUNNERS
 
     part_id, fn = _answers()[assignment]
     part = PARTS[part_id]
@@ -107,7 +107,7 @@ def feedback_pages(tmp_path_factory):
     return pages
 
 
-#: The smallest height/width a picture may have (chipsim.grading.render.figure): two stacked
+#: The smallest height/width a picture may have (grader.feedback.render.figure): two stacked
 #: full-width timelines are 11 x 6.4 in (0.58), two memory plans side by side 11 x 3.4 in
 #: (0.31). The memory challenge's first pictured instance may be either kind.
 MIN_ASPECT = {"fusion": 0.5, "memory_planning": 0.25}

@@ -18,10 +18,10 @@ from chipsim.codegen.feasibility import (
 )
 from chipsim.codegen.planning import plan_kernel
 from chipsim.compiler import reference_fusion
-from chipsim.grading.graphs import cnn_graph
 from chipsim.ir import GraphBuilder, Pattern, f32, get_op
 from chipsim.passes.fusion import autotune, rule_fusion
 from chipsim.testing.graphs import REALISTIC_DIMS, random_graph
+from chipsim.workloads.blocks import cnn_graph
 
 GPU, EDGE = cs.chip("datacenter-gpu"), cs.chip("edge-npu")
 _SPEC = importlib.util.spec_from_file_location(

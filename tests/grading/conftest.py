@@ -14,7 +14,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def grader_gives(monkeypatch, tmp_path):
     """As the grader does for a kernel: write the hidden instances' data of ``parts`` (bound
     to their seeds) and point the kernel at it; returns the file."""
-    from chipsim.grading import problem_data
+    from grader.problems import data as problem_data
 
     def give(parts):
         path = tmp_path / f"hidden-{len(list(tmp_path.glob('hidden-*')))}.json"

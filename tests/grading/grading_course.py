@@ -1,6 +1,6 @@
 """A temporary nbgrader course for the end-to-end grading tests.
 
-It copies ``nbgrader_config.py``, ``solutions/`` and chipsim itself into a temporary folder,
+It copies ``nbgrader_config.py``, ``solutions/``, chipsim and the grader into a temporary folder,
 and runs the real ``nbgrader`` CLI there with ``PYTHONPATH`` pointing at the copy: the
 grader's tamper check then watches the copy, never the working tree (where other people may
 be editing chipsim at the same moment).
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import nbformat
 
-from chipsim.grading.sandbox import sandbox_mode
+from grader.sandbox.modes import sandbox_mode
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -39,9 +39,10 @@ def make_course(tmp: Path) -> Path:
             f.write("\n# tests on a machine without namespaces: grade unsandboxed, explicitly\n")
             f.write("c.GuardedExecute.allow_unsandboxed = True\n")
     shutil.copytree(ROOT / "solutions", course / "solutions")
-    shutil.copytree(
-        ROOT / "chipsim", course / "pkg" / "chipsim", ignore=shutil.ignore_patterns("__pycache__")
-    )
+    for package in ("chipsim", "grader"):
+        shutil.copytree(
+            ROOT / package, course / "pkg" / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
     # A fixed course secret, so the hidden instances (and the solution notebook's score on them)
     # are the same on every run; test_grading_hidden.py tests the secret made on first use.
     (course / "gradebook").mkdir(mode=0o700)

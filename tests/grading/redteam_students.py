@@ -231,7 +231,7 @@ BYPASSES = {
     "rt_compile_alias": "def my_fusion(graph, chip):\n"
     "    how = dict(fusion='refe' + 'rence', simplify=False)\n"
     "    return chipsim.compile(graph, **how).partition\n",
-    "rt_redefine_name": "from chipsim.grading import checks as reference_fusion\n\n\n"
+    "rt_redefine_name": "from grader.scoring import checks as reference_fusion\n\n\n"
     "def my_fusion(graph, chip):\n"
     "    return reference_fusion.fusion_strategy('reference', graph)\n",
     "rt_pickle": "import pickle\n\n\ndef my_fusion(graph, chip):\n"
@@ -256,7 +256,7 @@ BYPASSES = {
 # -- attacks on the mechanisms of issue 27 (seeds, floods, odd data) ------------------------------
 #: Print every hidden instance it is given (they are this submission's only: nothing to gain).
 PRINT_HIDDEN = """
-from chipsim.grading import instances
+from grader import instances
 
 for name, graph in instances("fusion_chains", hidden=True).items():
     print(name, graph.name, len(graph.nodes))  # no seed in sight: the name is the id
@@ -266,8 +266,8 @@ for name, graph in instances("fusion_chains", hidden=True).items():
 #: still grade the notebook; the part scores 0 with a message naming the field.
 FORGED_SHAPE = """
 from IPython.display import display
-from chipsim.grading import submit as real_submit
-from chipsim.grading.answer import MIME
+from grader import submit as real_submit
+from grader.scoring.answer import MIME
 
 
 def submit(part, *fns, hidden=False):  # overwrite the test helper for part 1 only
@@ -370,7 +370,7 @@ def students(released, solution, course) -> dict:
         "fusion_epilogue_code",
         "fusion_challenge_code",
     }
-    checks = course / "pkg" / "chipsim" / "grading" / "checks.py"
+    checks = course / "pkg" / "grader" / "scoring" / "checks.py"
     secret = course / "solutions" / "fusion" / "fusion.ipynb"
 
     def sol(**replace):
@@ -500,16 +500,16 @@ def students(released, solution, course) -> dict:
 def _hidden_table() -> str:
     """fuse_chains answering from a table of the reference's partitions: the visible instance
     and the hidden family at 40 guessed seeds (all the package alone can produce)."""
-    from chipsim.grading.answer import graph_fingerprint
-    from chipsim.grading.graphs import chain_variant
-    from chipsim.grading.submit import instances
     from chipsim.passes.fusion import fuse_elementwise_chains
+    from grader.problems.families import chain_variant
+    from grader.scoring.answer import graph_fingerprint
+    from grader.submit import instances
 
     graphs = [*instances("fusion_chains").values(), *(chain_variant(s) for s in range(40))]
     table = {graph_fingerprint(g): [list(x) for x in fuse_elementwise_chains(g).groups]
              for g in graphs}  # fmt: skip
     return (
-        "\n\nfrom chipsim.grading.answer import graph_fingerprint\n\n"
+        "\n\nfrom grader.scoring.answer import graph_fingerprint\n\n"
         f"TABLE = {table!r}\n\n\n"
         "def fuse_chains(graph, chip):  # precomputed offline with the reference pass\n"
         "    return Partition(TABLE[graph_fingerprint(graph)])\n"
@@ -518,8 +518,8 @@ def _hidden_table() -> str:
 
 def _hardcoded_chains() -> str:
     """my_fusion returning the best reference groups of the visible instances, by graph name."""
-    from chipsim.grading.checks import baseline
-    from chipsim.grading.submit import instances
+    from grader.scoring.checks import baseline
+    from grader.submit import instances
 
     answers = {}
     for iid, graph in instances("fusion_challenge").items():

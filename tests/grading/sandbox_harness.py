@@ -20,8 +20,8 @@ from pathlib import Path
 from jupyter_client import KernelManager
 from jupyter_client.kernelspec import KernelSpecManager
 
-from chipsim.grading.sandbox import KERNEL_NAME, KernelRun, Limits, sandbox_mode
-from chipsim.grading.view import grading_view
+from grader.sandbox.modes import KERNEL_NAME, KernelRun, Limits, sandbox_mode
+from grader.sandbox.view import grading_view
 
 
 class SandboxedKernel:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 import chipsim as cs
-from chipsim.grading.checks import _mismatch, random_inputs
 from chipsim.ir import interpret
+from grader.scoring.checks import _mismatch, random_inputs
 
 
 def test_nan_where_the_graph_makes_nan_is_equivalent():

@@ -1,7 +1,7 @@
 """Fair scores: the model solution earns full marks on every draw of hidden instances, the
 challenges are challenges, and an answer that loses is told why.
 
-In-process, with the grader's own scoring (:mod:`chipsim.grading.spread`); the course
+In-process, with the grader's own scoring (:mod:`grader.scoring.spread`); the course
 secrets are ``b"spread secret k"``. ``benchmarks/grading_spread.py`` runs the same over 20
 secrets for the spread table in ``benchmarks/README.md``.
 """
@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from chipsim.grading import score_answer, submit
-from chipsim.grading.answer import encode, records_fingerprint
-from chipsim.grading.checks import plan_records
-from chipsim.grading.hidden import seeds_for
-from chipsim.grading.problems import PARTS
-from chipsim.grading.spread import ROOT, model_functions, notebook_namespace, spread
+from grader import score_answer, submit
+from grader.problems.hidden import seeds_for
+from grader.problems.parts import PARTS
+from grader.scoring.answer import encode, records_fingerprint
+from grader.scoring.checks import plan_records
+from grader.scoring.spread import ROOT, model_functions, notebook_namespace, spread
 
 SECRETS = {"fusion_challenge": 6, "memory_challenge": 8}  # the slow parts: fewer draws
 
@@ -86,8 +86,8 @@ def test_one_kernel_for_everything_loses_on_the_visible_chains_and_says_why():
 def test_a_table_of_the_visible_answers_earns_nothing():
     """Visible instances are practice: an answer that knows only them (and fails on the
     rest) scores 0, where it kept the visible share before."""
-    from chipsim.grading.answer import graph_fingerprint
-    from chipsim.grading.checks import baseline, built
+    from grader.scoring.answer import graph_fingerprint
+    from grader.scoring.checks import baseline, built
 
     part = _bound("fusion_challenge", 0)
     answers = {}
@@ -104,7 +104,7 @@ def test_a_table_of_the_visible_answers_earns_nothing():
 
 
 def test_points_show_as_the_grade_has_them():
-    from chipsim.grading.scoring import InstanceScore, PartScore
+    from grader.scoring.credit import InstanceScore, PartScore
 
     s = PartScore("fusion_challenge", 4.0, (InstanceScore("x", 0.87475, "m"),))
     assert s.score == 3.499

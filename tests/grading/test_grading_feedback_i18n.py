@@ -12,11 +12,11 @@ import pytest
 from nbformat.v4 import new_code_cell
 
 from chipsim import i18n
-from chipsim.grading import encode, score_answer, submit
-from chipsim.grading.answer import records_fingerprint
-from chipsim.grading.checks import built
-from chipsim.grading.problems import PARTS
 from chipsim.passes.memory import first_fit
+from grader import encode, score_answer, submit
+from grader.problems.parts import PARTS
+from grader.scoring.answer import records_fingerprint
+from grader.scoring.checks import built
 
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
@@ -112,7 +112,7 @@ def test_an_exception_in_the_learners_function_names_its_line_in_their_language(
 
 
 def test_the_graders_rewritten_cell_is_in_the_learners_language():
-    from chipsim.grading.nbgrader_rescore import _rewrite
+    from grader.course.rescore import _rewrite
 
     cell = new_code_cell("submit(...)")
     _rewrite(cell, grade(first_fit_answer("zh_CN")), restored=True)
@@ -130,7 +130,7 @@ def test_a_misspelt_chipsim_lang_never_breaks_grading(monkeypatch):
 
 
 def test_the_feedback_picture_is_drawn_in_the_learners_language(monkeypatch):
-    from chipsim.grading import render
+    from grader.feedback import render
 
     titles = []
     real = render.figure
@@ -166,9 +166,9 @@ def test_the_grader_remembers_the_language_of_the_learners_own_run():
     its answers in is kept first, and the grader's messages follow it."""
     import nbformat
 
-    from chipsim.grading.answer import MIME
-    from chipsim.grading.nbgrader_rescore import RescoreAnswers
-    from chipsim.grading.sanitize import RememberLanguage
+    from grader.course.rescore import RescoreAnswers
+    from grader.course.sanitize import RememberLanguage
+    from grader.scoring.answer import MIME
 
     nb = nbformat.v4.new_notebook()
     cell = new_code_cell("submit('memory_greedy', greedy_plan, hidden=HIDDEN)")

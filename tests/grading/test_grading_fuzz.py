@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chipsim.errors import ChipsimError
-from chipsim.grading import PARTS, score_answer, submit
-from chipsim.grading.jobs import check_student_id
-from chipsim.grading.sanitize import RememberLanguage, restore
+from grader import PARTS, score_answer, submit
+from grader.course.sanitize import RememberLanguage, restore
+from grader.gradebook.jobs import check_student_id
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=8),

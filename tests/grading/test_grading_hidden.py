@@ -1,4 +1,4 @@
-"""Hidden instances come from a secret only the grader holds (chipsim.grading.hidden)."""
+"""Hidden instances come from a secret only the grader holds (grader.problems.hidden)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import threading
 
 import pytest
 
-from chipsim.grading import instances, submit
-from chipsim.grading.answer import graph_fingerprint, records_fingerprint
-from chipsim.grading.hidden import load_secret, seeds_for, submission_key
-from chipsim.grading.problem_data import HIDDEN_FILE_ENV
-from chipsim.grading.problems import PARTS, HiddenInstanceError
+from grader import instances, submit
+from grader.problems.data import HIDDEN_FILE_ENV
+from grader.problems.hidden import load_secret, seeds_for, submission_key
+from grader.problems.parts import PARTS, HiddenInstanceError
+from grader.scoring.answer import graph_fingerprint, records_fingerprint
 
 HIDDEN = [(pid, inst) for pid, part in PARTS.items() for inst in part.instances if inst.hidden]
 
@@ -74,7 +74,7 @@ def test_the_submission_key_follows_the_cells_not_their_outputs():
 def test_a_hidden_instance_carries_no_seed():
     """The kernel sees a hidden instance's data: its name is its id, and nothing in its JSON
     form spells the seed it was drawn from."""
-    from chipsim.grading.problem_data import encode
+    from grader.problems.data import encode
 
     seeds = seeds_for(b"a course secret!", PARTS, "a notebook")
     for pid, inst in HIDDEN:

@@ -14,9 +14,9 @@ import nbformat
 import pytest
 from grading_course import course_env, make_course, nbgrader, submit_notebook
 
-from chipsim.grading import files
-from chipsim.grading.ledger import check_submission, submission_digest
-from chipsim.grading.outputs import OutputBudget, size
+from grader.gradebook.ledger import check_submission, submission_digest
+from grader.sandbox import files
+from grader.sandbox.outputs import OutputBudget, size
 
 
 def _submission(tmp_path: Path) -> Path:
@@ -89,7 +89,7 @@ def test_the_digest_covers_the_files_beside_the_notebook(tmp_path):
 def test_a_views_folder_made_first_by_someone_else_does_not_stop_grading(tmp_path, monkeypatch):
     import tempfile
 
-    from chipsim.grading import view
+    from grader.sandbox import view
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     squatted = tmp_path / f"chipsim-views-{os.geteuid()}"
@@ -125,7 +125,7 @@ def test_a_display_update_is_charged_for_every_output_it_rewrites():
 
 # -- 12. a notebook that never ends, and a run that never ends ----------------------------------
 def test_a_notebook_has_a_wall_clock_budget_for_that_learner_only(tmp_path):
-    from chipsim.grading.execute import GuardedExecute
+    from grader.sandbox.execute import GuardedExecute
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("print('started')")]
@@ -141,7 +141,7 @@ def test_a_notebook_has_a_wall_clock_budget_for_that_learner_only(tmp_path):
 
 
 def test_a_grading_run_has_a_time_budget(tmp_path, monkeypatch):
-    from chipsim.grading.parallel import grade_all
+    from grader.gradebook.pool import grade_all
 
     course = make_course(tmp_path)
     for student in ("ada", "ben"):
@@ -194,7 +194,7 @@ def test_copy_tree_never_follows_a_link_and_keeps_to_its_budget(tmp_path):
 
 # -- issue 21, trap 1: a course command never writes what a learner wrote ---------------------
 def test_publishing_the_release_refuses_to_overwrite_a_learners_edits(tmp_path):
-    from chipsim.grading.release import LearnerFilesError, learner_notebooks, publish
+    from grader.course.release import LearnerFilesError, learner_notebooks, publish
 
     course = tmp_path / "course"
     (course / "exercises" / "fusion").mkdir(parents=True)

@@ -10,14 +10,14 @@ import nbformat
 import pytest
 from grading_course import ROOT
 
-from chipsim.grading import PARTS, score_answer
-from chipsim.grading.answer import MIME, encode
-from chipsim.grading.hidden import seeds_for
-from chipsim.grading.leaderboard import collect, look_alikes, measured, spreadsheet_safe, write
-from chipsim.grading.nbgrader_rescore import RescoreAnswers
-from chipsim.grading.submit import _RUNNERS
 from chipsim.passes.fusion import fuse_elementwise_chains, no_fusion
 from chipsim.passes.memory.planners import greedy_by_size
+from grader import PARTS, score_answer
+from grader.course.rescore import RescoreAnswers
+from grader.feedback.leaderboard import collect, look_alikes, measured, spreadsheet_safe, write
+from grader.problems.hidden import seeds_for
+from grader.scoring.answer import MIME, encode
+from grader.submit import _RUNNERS
 
 PART = PARTS["fusion_challenge"]
 SECRET = b"the leaderboard test secret, 32+ bytes"

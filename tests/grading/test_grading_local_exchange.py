@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from grading_course import ROOT, make_course
 
-from chipsim.grading.local_exchange import ENV
+from grader.course.local_exchange import ENV
 
 BIN = Path(sys.executable).parent
 TOKEN = "chipsim-test"

@@ -10,7 +10,7 @@ import textwrap
 import nbformat
 from grading_course import course_env, grades, make_course, nbgrader, submit_notebook
 
-from chipsim.grading.parallel import (
+from grader.gradebook.pool import (
     BLAS_THREADS,
     Job,
     _Queue,
@@ -81,7 +81,7 @@ def test_workers_run_in_sessions_of_their_own(tmp_path):
 def test_nothing_a_kernel_prints_reaches_the_protocol_channel():
     code = (
         "import subprocess, sys\n"
-        "from chipsim.grading.worker import private_stdout\n"
+        "from grader.gradebook.worker import private_stdout\n"
         "channel = private_stdout()\n"
         "print('from the worker itself')\n"
         "subprocess.run([sys.executable, '-c', 'import os; os.write(1, b\"forged\\\\n\")'])\n"

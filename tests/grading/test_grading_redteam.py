@@ -24,7 +24,7 @@ from grading_course import (
 )
 from redteam_students import FULL, FULL_MEMORY, memory_students, students
 
-from chipsim.grading.parallel import grade_all
+from grader.gradebook.pool import grade_all
 
 pytestmark = pytest.mark.skipif(
     NO_SANDBOX, reason="this machine cannot sandbox kernels (no namespaces): nothing to attack"
@@ -48,7 +48,7 @@ def redteam(tmp_path_factory):
         nbformat.read(course / "gradebook" / "release" / path, 4),
         nbformat.read(course / "solutions" / path, 4),
     )
-    checks = course / "pkg" / "chipsim" / "grading" / "checks.py"
+    checks = course / "pkg" / "grader" / "scoring" / "checks.py"
     before = checks.read_bytes()
     cases = students(released, solution, course)
     for name, (nb, _) in cases.items():

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from chipsim.grading import PARTS, score_answer
-from chipsim.grading.render import figure
 from chipsim.passes.fusion import fuse_elementwise_chains
+from grader import PARTS, score_answer
+from grader.feedback.render import figure
 
 
 @pytest.fixture(scope="module")
 def transformer_picture():
-    from chipsim.grading.answer import encode
-    from chipsim.grading.submit import _RUNNERS
+    from grader.scoring.answer import encode
+    from grader.submit import _RUNNERS
 
     part = PARTS["fusion_challenge"]
     visible = [i.id for i in part.instances if not i.hidden]

@@ -1,5 +1,5 @@
 """One notebook's trouble never loses a grade; a changed submission is regraded, an unchanged
-one skipped. Through ``make grade``'s own command (``chipsim.grading.cli grade``).
+one skipped. Through ``make grade``'s own command (``grader.cli grade``).
 
 Each troubled notebook is the reference solution plus one kind of trouble, so its expected
 grade is full marks: the trouble may cost nothing but, at most, the cell it is in.
@@ -15,7 +15,7 @@ import nbformat
 import pytest
 from grading_course import course_env, grades, make_course, nbgrader, submit_notebook
 
-from chipsim.grading import cli
+from grader import cli
 
 FULL = {"fusion_patterns": 2.0, "fusion_chains": 3.0, "fusion_epilogue": 3.0,
         "fusion_challenge": 4.0}  # fmt: skip

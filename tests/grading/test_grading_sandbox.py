@@ -20,8 +20,8 @@ import pytest
 import sandbox_harness
 from sandbox_harness import SandboxedKernel, battery, ended, kill_from_outside
 
-from chipsim.grading.execute import why_it_ended
-from chipsim.grading.sandbox import Limits, sandbox_mode
+from grader.sandbox.execute import why_it_ended
+from grader.sandbox.modes import Limits, sandbox_mode
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_root = pytest.mark.skipif(
@@ -70,7 +70,7 @@ def as_user(request):
         "PYTHONPATH": os.pathsep.join([str(ROOT / "tests" / "grading"), str(ROOT), *site]),
     }
     user = ["setpriv", "--reuid=4243", "--regid=4243", "--clear-groups", python]
-    probe = "from chipsim.grading.sandbox import sandbox_mode; print(sandbox_mode())"
+    probe = "from grader.sandbox.modes import sandbox_mode; print(sandbox_mode())"
     mode = subprocess.run([*user, "-c", probe], env=env, cwd=home, capture_output=True,
                           text=True, timeout=120)  # fmt: skip
     if mode.stdout.strip() != "userns":
@@ -180,7 +180,8 @@ def test_limits_apply_inside():
 
 # -- mechanism 6: no sandbox, no grading (unless the instructor says so) ---
 def test_grading_refuses_without_a_sandbox(monkeypatch, capsys):
-    from chipsim.grading import cli, execute
+    from grader import cli
+    from grader.sandbox import execute
 
     monkeypatch.setattr(cli, "sandbox_mode", lambda: None)
     assert cli.main(["grade", "--course", "/nonexistent", "--no-demo"]) == 2
@@ -191,7 +192,7 @@ def test_grading_refuses_without_a_sandbox(monkeypatch, capsys):
 
 
 def test_run_folders_of_killed_graders_are_swept(tmp_path, monkeypatch):
-    from chipsim.grading import sandbox
+    from grader.sandbox import modes as sandbox
 
     monkeypatch.setattr(sandbox, "run_base", lambda: tmp_path)
     dead = subprocess.Popen([sys.executable, "-c", ""])
@@ -208,7 +209,7 @@ def test_run_folders_of_killed_graders_are_swept(tmp_path, monkeypatch):
 # -- a submission is more than its notebook: its plain files are in the kernel's home -----------
 def test_the_submissions_own_files_are_in_the_kernels_working_folder(tmp_path):
     """A ``helpers.py`` beside the notebook is imported as on the learner's machine."""
-    from chipsim.grading.files import copy_tree
+    from grader.sandbox.files import copy_tree
 
     mine = tmp_path / "submission"
     (mine / "data").mkdir(parents=True)

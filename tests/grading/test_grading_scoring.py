@@ -8,15 +8,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chipsim.grading import credit, encode, points_for, score_answer, submit
-from chipsim.grading.answer import MIME, graph_fingerprint
-from chipsim.grading.checks import built, score_instance
-from chipsim.grading.epilogue import epilogue_fusion
-from chipsim.grading.hidden import seeds_for
-from chipsim.grading.problems import PARTS as UNBOUND
 from chipsim.hw import get_chip
 from chipsim.passes.fusion import Partition, fuse_elementwise_chains, no_fusion
 from chipsim.passes.memory import first_fit, greedy_by_size, liveness, naive
+from grader import credit, encode, points_for, score_answer, submit
+from grader.problems.hidden import seeds_for
+from grader.problems.parts import PARTS as UNBOUND
+from grader.scoring.answer import MIME, graph_fingerprint
+from grader.scoring.checks import built, score_instance
+from grader.scoring.epilogue import epilogue_fusion
 
 #: The hidden instances' seeds under a test secret (a course's come from its own secret).
 SEEDS = seeds_for(b"the scoring tests' secret", UNBOUND, "a submission")
@@ -92,7 +92,7 @@ def test_overlapping_plan_scores_zero_and_names_the_tensors():
     part = PARTS["memory_greedy"]
     inst = part.instance("random_40")
     records = built(part.id, inst.id)
-    from chipsim.grading.answer import records_fingerprint
+    from grader.scoring.answer import records_fingerprint
 
     answer = {"records": records_fingerprint(records), "offsets": {r.id: 0 for r in records}}
     s = score_instance(part, inst, answer)
@@ -103,7 +103,7 @@ def test_plan_scores_follow_the_arena_formula():
     part = PARTS["memory_greedy"]
     inst = part.instance("random_40")
     records = built(part.id, inst.id)
-    from chipsim.grading.answer import records_fingerprint
+    from grader.scoring.answer import records_fingerprint
 
     def score(plan):
         answer = {"records": records_fingerprint(records), "offsets": dict(plan.offsets)}
@@ -148,9 +148,9 @@ def test_a_constant_answer_earns_nothing_on_any_instance(grader_gives, pattern, 
 
 
 def test_classify_pays_for_each_half_that_is_known():
-    from chipsim.grading.checks import _always_fuses
     from chipsim.ir.ops import Pattern, get_op
     from chipsim.passes.fusion import can_fuse
+    from grader.scoring.checks import _always_fuses
 
     table = {(p, c): _always_fuses(can_fuse, p, c) for p in Pattern for c in Pattern}
 
@@ -196,7 +196,7 @@ def test_learner_errors_are_recorded_per_instance_not_raised(grader_gives):
 
 def test_grader_epilogue_reference_beats_no_fusion_on_its_instances():
     chip = get_chip("edge-npu")
-    from chipsim.grading.checks import baseline
+    from grader.scoring.checks import baseline
 
     for inst in PARTS["fusion_epilogue"].instances:
         g = built("fusion_epilogue", inst.id, inst.seed)
@@ -212,10 +212,10 @@ def test_a_fast_but_wrong_plan_scores_zero_on_both_lines_of_defence(monkeypatch,
     the validator switched off, the numerical check still refuses it."""
     import chipsim.compiler.pipeline
     import chipsim.passes.memory
-    from chipsim.grading.answer import records_fingerprint
-    from chipsim.grading.checks import baseline, compile_with
-    from chipsim.grading.problems import ALIGNMENT
     from chipsim.passes.memory import MemoryPlan
+    from grader.problems.parts import ALIGNMENT
+    from grader.scoring.answer import records_fingerprint
+    from grader.scoring.checks import baseline, compile_with
 
     part = PARTS["memory_challenge"]
     inst = part.instance(instance_id)
@@ -238,7 +238,7 @@ def test_a_fast_but_wrong_plan_scores_zero_on_both_lines_of_defence(monkeypatch,
 
 
 def test_numerical_check_passes_a_valid_answer_and_names_the_wrong_output():
-    from chipsim.grading.checks import _mismatch, compile_with
+    from grader.scoring.checks import _mismatch, compile_with
 
     g = built("fusion_chains", "chains_a")
     program = compile_with(g, fuse_elementwise_chains(g))

@@ -3,8 +3,8 @@ package snapshot."""
 
 from __future__ import annotations
 
-from chipsim.grading.manifest import Snapshot
-from chipsim.grading.static_check import check_cells, instructor_flags, reached_cells
+from grader.course.static_check import check_cells, instructor_flags, reached_cells
+from grader.sandbox.manifest import Snapshot
 
 
 def whats(src: str, assignment: str = "fusion", extra=()) -> list[str]:
@@ -30,7 +30,7 @@ def test_reference_passes_and_dynamic_tricks_are_found():
         "import chipsim.passes.fusion as f\nf.reference_fusion": ".reference_fusion",
         "import chipsim\nchipsim.passes.fusion.no_fusion": ".passes",
         "import importlib": "reaches around",
-        "from chipsim.grading.checks import baseline": "reaches around",
+        "from grader.scoring.checks import baseline": "reaches around",
         "x = __import__('chipsim')": "__import__",
         "getattr(m, name)": "computed attribute",
         "getattr(m, 'greedy_by_size')": "greedy_by_size",
@@ -116,10 +116,10 @@ def test_a_pasted_reference_is_flagged_an_honest_solution_is_not():
     same algorithm, written out) is not flagged."""
     import inspect
 
-    from chipsim.grading.nbgrader_rescore import copy_flags
-    from chipsim.grading.scoring import InstanceScore, PartScore
-    from chipsim.grading.spread import ROOT
     from chipsim.passes.memory import planners
+    from grader.course.rescore import copy_flags
+    from grader.scoring.credit import InstanceScore, PartScore
+    from grader.scoring.spread import ROOT
 
     same = PartScore(
         "memory_greedy", 3.0,

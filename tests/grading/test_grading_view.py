@@ -1,13 +1,13 @@
 """The grading view: no reference implementation is reachable from a graded kernel.
 
-This is the test that keeps :data:`chipsim.grading.view.ANSWERS` true through a redesign of
-the package. It runs, under a tracer, everything the grader treats as a reference (each
-part's reference strategies, compile's defaults, every registered fusion pass and memory
-planner that is not a baseline, the exact answers of the classification and liveness parts),
-and an honest solution (the instructor's solution notebook). Every chipsim function the
-references run and the honest solution never needs must be declared an answer (stubbed in
-the view) or a tool (kept, with a reason). A reference implementation that moves to another
-module, or gains a helper, fails here with the names to add.
+This is the test that keeps the marks (``@reference_for``, :mod:`chipsim.reference`) true
+through a redesign of the packages. It runs, under a tracer, everything the grader treats as
+a reference (each part's reference strategies, compile's defaults, every registered fusion
+pass and memory planner that is not a baseline, the exact answers of the classification and
+liveness parts), and an honest solution (the instructor's solution notebook). Every function
+the references run and the honest solution never needs must be marked a reference solution
+(stubbed in the view) or be one of the known tools below (kept, with a reason). A reference
+implementation that moves to another module, or gains a helper, fails here with the names.
 """
 
 from __future__ import annotations
@@ -25,13 +25,44 @@ import nbformat
 import pytest
 
 import chipsim
-from chipsim.grading.problems import ASSIGNMENTS, get_part
-from chipsim.grading.view import ANSWERS, BASELINES, TOOLS, build_view, declared, module_name
+from grader.problems.parts import ASSIGNMENTS, get_part
+from grader.sandbox.view import BASELINES, answers, build_view, module_name, package_path
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = Path(chipsim.__file__).resolve().parent
-#: The grader's own modules: they compose the references but a kernel never needs them.
-GRADER_SIDE = ("chipsim.grading.",)
+GRADER = package_path("grader")
+#: The grader's own modules: they compose the references but a kernel never needs them
+#: (the grader's epilogue reference aside: it is marked, and traced).
+GRADER_SIDE = ("grader.",)
+
+#: What the reference passes run that is not an answer, so it stays in the view (and why).
+TOOLS: dict[str, str] = {
+    "chipsim.passes.memory.planners:naive": "the no-reuse baseline (compile's planner=None)",
+    "chipsim.passes.memory.plan:make_plan": "builds a MemoryPlan from offsets, as learners do",
+    "chipsim.passes.fusion.capacity:max_tile_rows": "a tool the fusion notebook offers",
+    "chipsim.hw.simulator:Simulator.cycles": "the simulator's clock",
+    "chipsim.hw.simulator:Simulator.warm": "an L2's state before a kernel is timed alone",
+    "chipsim.codegen.feasibility:kernel_fits": "the code generator's capacity rule, a tool",
+    "chipsim.codegen.feasibility:grid_dependency": "the GPU rule inside kernel_fits, a tool",
+    "chipsim.codegen.feasibility:kernel_timer": "compile's kernel timer, like compile + simulate",
+    "chipsim.codegen.feasibility:stand_in_spec": "a kernel's layout for those two measurements",
+    "chipsim.codegen.feasibility:_per_kernel": "the memo shared by those two measurements",
+    "chipsim.codegen.blocked:*": "the code generator's blocked kernels (a big matmul's epilogue)",
+    "chipsim.codegen.block_sizes:*": "the tile sizes of those blocked kernels (their cost model)",
+    "chipsim.passes.fusion.partition:group_outputs": "the values a kernel writes out, a tool",
+    "chipsim.passes.placement:place_group": "placement's stand-in layout for measuring a kernel",
+    "chipsim.codegen.streaming:stand_in": "the stand-in layout with streamed inputs in DRAM",
+    "chipsim.ir.ops.contraction:_conv_geometry": "conv2d's own trait (the op registry's)",
+}
+
+
+def declared(module: str, entries) -> list[str]:
+    """The names ``entries`` (``"module:name"``) declare for ``module``."""
+    import fnmatch
+
+    return [
+        e.partition(":")[2] for e in entries if fnmatch.fnmatchcase(module, e.partition(":")[0])
+    ]
 
 
 def _traced(fn) -> set[tuple[str, str]]:
@@ -41,9 +72,10 @@ def _traced(fn) -> set[tuple[str, str]]:
     def profile(frame, event, _arg):
         if event == "call":
             code = frame.f_code
-            if code.co_filename.startswith(str(PACKAGE)) and code.co_name != "<module>":
-                rel = os.path.relpath(code.co_filename, PACKAGE)
-                seen.add((module_name(rel), code.co_qualname))
+            for package in (PACKAGE, GRADER):
+                if code.co_filename.startswith(str(package)) and code.co_name != "<module>":
+                    rel = os.path.relpath(code.co_filename, package)
+                    seen.add((module_name(rel, package.name), code.co_qualname))
 
     sys.setprofile(profile)
     try:
@@ -55,11 +87,11 @@ def _traced(fn) -> set[tuple[str, str]]:
 
 def _references(assignment: str) -> None:
     from chipsim.compiler import FUSION_PASSES
-    from chipsim.grading import checks
     from chipsim.hw import get_chip
     from chipsim.ir.ops import Pattern
     from chipsim.passes.fusion import can_fuse, format_rules
     from chipsim.passes.memory import PLANNERS, liveness
+    from grader.scoring import checks
 
     chip = get_chip("edge-npu")
     for pid in ASSIGNMENTS[assignment]:
@@ -124,16 +156,30 @@ def _covered(module: str, qualname: str, entries) -> bool:
 def test_what_only_the_references_run_is_declared(traces, assignment):
     refs, honest = traces[assignment]
     only = {(m, q) for m, q in refs - honest if not m.startswith(GRADER_SIDE)}
-    only |= {(m, q) for m, q in refs - honest if m == "chipsim.grading.epilogue"}
-    entries = (*ANSWERS[assignment], *TOOLS)
+    only |= {(m, q) for m, q in refs - honest if m == "grader.scoring.epilogue"}
+    marks = [f"{m}:{n}" for m, names in answers(assignment).items() for n in names]
+    entries = (*marks, *TOOLS)
     missing = sorted(f"{m}:{q}" for m, q in only if not _covered(m, q, entries))
     assert not missing, (
-        f"these run only for the {assignment} references: add each to ANSWERS (or TOOLS, "
-        f"with a reason) in chipsim/grading/view.py: {missing}"
+        f"these run only for the {assignment} references: mark each @reference_for("
+        f"{assignment!r}) where it is defined (or add it to TOOLS here, with a reason): {missing}"
     )
 
 
-@pytest.mark.parametrize("entry", sorted({e for v in ANSWERS.values() for e in v} | set(TOOLS)))
+def test_every_assignment_withholds_its_reference_solutions():
+    assert set(answers("fusion")) >= {"chipsim.compiler.fusion", "chipsim.passes.fusion.rules",
+                                       "grader.scoring.epilogue"}  # fmt: skip
+    assert answers("memory_planning")["chipsim.passes.memory.planners"] == (
+        "first_fit",
+        "greedy_by_size",
+        "place_in_order",
+        "overlap_lists",
+        "_best_offset",
+    )
+    assert answers("no such exercise") == {}
+
+
+@pytest.mark.parametrize("entry", sorted(TOOLS))
 def test_every_declared_name_exists(entry):
     pattern, _, name = entry.partition(":")
     modules = [
@@ -151,8 +197,8 @@ def test_every_declared_name_exists(entry):
 
 VIEW_PROBE = """
 import json, sys, chipsim
-from chipsim.grading.view import ANSWERS, BASELINES, ReferenceUnavailable
-from chipsim.grading.problems import get_part
+from grader.sandbox.view import BASELINES, ReferenceUnavailable
+from grader.problems.parts import get_part
 from chipsim.hw import get_chip
 out = {"file": chipsim.__file__, "raised": [], "ran": [], "compile_none": None}
 g = get_part("fusion_chains").instance("chains_a").build()
@@ -176,8 +222,9 @@ print(json.dumps(out))
 
 
 def _in_view(assignment: str, tmp_path: Path, code: str) -> dict:
-    view = build_view(assignment, PACKAGE, tmp_path / assignment / "chipsim")
-    env = {**os.environ, "PYTHONPATH": str(view.parent)}
+    for package in (PACKAGE, GRADER):
+        build_view(assignment, package, tmp_path / assignment / package.name)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / assignment)}
     done = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path,
                           capture_output=True, text=True, timeout=600)  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
@@ -219,14 +266,16 @@ def _bodies(path: Path) -> dict[str, str]:
 def test_no_reference_code_is_in_the_view(tmp_path, assignment):
     """The implementation is gone from the files, not just unreachable by its name: no
     function of the view has the body of a stubbed reference function (a second copy)."""
-    view = build_view(assignment, PACKAGE, tmp_path / "chipsim")
-    in_view = {b for p in view.rglob("*.py") for b in _bodies(p).values()}
-    for path in PACKAGE.rglob("*.py"):
-        module = module_name(str(path.relative_to(PACKAGE)))
-        names = declared(module, ANSWERS[assignment])
-        for qual, body in _bodies(path).items() if names else ():
-            if any(n == "*" or qual == n or qual.startswith(n + ".") for n in names):
-                assert body not in in_view, f"{module}.{qual} is still in the view"
+    marks = answers(assignment)
+    for package in (PACKAGE, GRADER):
+        view = build_view(assignment, package, tmp_path / package.name)
+        in_view = {b for p in view.rglob("*.py") for b in _bodies(p).values()}
+        for path in package.rglob("*.py"):
+            module = module_name(path.relative_to(package), package.name)
+            names = marks.get(module, ())
+            for qual, body in _bodies(path).items() if names else ():
+                if any(n == "*" or qual == n or qual.startswith(n + ".") for n in names):
+                    assert body not in in_view, f"{module}.{qual} is still in the view"
 
 
 @pytest.mark.parametrize("assignment", list(ASSIGNMENTS))

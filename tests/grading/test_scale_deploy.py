@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from chipsim.grading.shards import Shard
+from grader.gradebook.shards import Shard
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -12,10 +12,10 @@ import pytest
 from scale_postgres import postgres  # noqa: F401 - the fixture
 
 from chipsim.errors import ChipsimError
-from chipsim.grading import gradebook_db
-from chipsim.grading.jobs import Job
-from chipsim.grading.records import Store
-from chipsim.grading.shards import Shard, shard_of
+from grader.gradebook import db as gradebook_db
+from grader.gradebook.jobs import Job
+from grader.gradebook.records import Store
+from grader.gradebook.shards import Shard, shard_of
 
 
 def test_gradebook_url_wins_then_the_config_then_sqlite(tmp_path, monkeypatch):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import re
 
-from chipsim.grading.progress import Progress, Summary
+from grader.gradebook.progress import Progress, Summary
 
 
 def test_the_bar_counts_graded_and_failed_and_shows_a_rate_in_a_log_every_tenth():

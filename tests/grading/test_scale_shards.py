@@ -17,9 +17,9 @@ import pytest
 from grading_course import NO_SANDBOX, course_env, make_course, nbgrader, submit_notebook
 from scale_postgres import postgres  # noqa: F401 - the fixture
 
-from chipsim.grading.gradebook_db import normalize
-from chipsim.grading.records import Store
-from chipsim.grading.shards import shard_of
+from grader.gradebook.db import normalize
+from grader.gradebook.records import Store
+from grader.gradebook.shards import shard_of
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +39,7 @@ def _class(tmp_path, released, learners: list[str]):
 
 def _shard(course, url: str, shard: str = "", lease: float = 60) -> subprocess.Popen:
     env = {**course_env(course), "GRADEBOOK_URL": url, "CHIPSIM_CLAIM_LEASE": str(lease)}
-    cmd = [sys.executable, "-m", "chipsim.grading.cli", "grade", "--no-demo", "--workers", "1"]
+    cmd = [sys.executable, "-m", "grader.cli", "grade", "--no-demo", "--workers", "1"]
     cmd += ["--shard", shard] if shard else []
     cmd += ["--unsafe-no-sandbox"] if NO_SANDBOX else []
     return subprocess.Popen(

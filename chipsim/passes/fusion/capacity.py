@@ -31,6 +31,7 @@ from collections.abc import Sequence
 
 from chipsim.ir.graph import Graph, Value
 from chipsim.ir.ops import Pattern, get_op
+from chipsim.reference import reference_for
 
 
 def rows(v: Value) -> int:
@@ -107,6 +108,7 @@ def max_tile_rows(graph: Graph, group: Sequence[int], budget: int) -> int | None
     return lo
 
 
+@reference_for("fusion")
 def fits(graph: Graph, group: Sequence[int], budget: int | None) -> bool:
     """Whether some tiling of ``group`` fits in ``budget`` bytes (always True without one)."""
     return budget is None or max_tile_rows(graph, group, budget) is not None

@@ -64,6 +64,9 @@ from chipsim.ir.ops import check_attrs, get_op
 from chipsim.ir.ops.tiling import row_tiling
 from chipsim.passes.fusion.partition import group_outputs
 
+#: Every function here is the reference solution of an exercise (chipsim.reference).
+__reference_for__ = ("fusion",)
+
 
 def on_chip_limit(chip: Any) -> int:
     """Largest tensor assumed to stay in SRAM between two kernels (a sixteenth of SRAM).

@@ -53,6 +53,7 @@ from chipsim.passes.fusion.capacity import fits as capacity_fits
 from chipsim.passes.fusion.cost import kernel_budget
 from chipsim.passes.fusion.partition import Partition, node_dag
 from chipsim.passes.fusion.rules import ROUNDS, Pattern, can_fuse, group_pattern, op_pattern
+from chipsim.reference import reference_for
 
 EXIT = "exit"  # the virtual node after every graph output
 
@@ -62,6 +63,7 @@ def op_indices(graph: Graph) -> list[int]:
     return [i for i, n in enumerate(graph.nodes) if n.op != "constant"]
 
 
+@reference_for("fusion")
 def users_of(graph: Graph) -> dict[int, list[int]]:
     """For each op index, the indices of the ops that read its result (graph order)."""
     index = {n.output: i for i, n in enumerate(graph.nodes)}
@@ -74,6 +76,7 @@ def users_of(graph: Graph) -> dict[int, list[int]]:
     return users
 
 
+@reference_for("fusion")
 def immediate_post_dominators(graph: Graph) -> dict[int, int | str]:
     """Each op's immediate post-dominator: an op index, or ``EXIT`` if only the exit is.
 
@@ -94,6 +97,7 @@ def immediate_post_dominators(graph: Graph) -> dict[int, int | str]:
     return {i: idom[i] for i in users}
 
 
+@reference_for("fusion")
 def rule_fusion(
     graph: Graph,
     chip: Any = None,
@@ -140,6 +144,7 @@ def rule_fusion(
     return _as_partition(graph, group_of)
 
 
+@reference_for("fusion")
 def estimate_fits(
     graph: Graph, chip: Any, sram_budget: int | None
 ) -> Callable[[Sequence[int]], bool]:
@@ -159,10 +164,12 @@ def estimate_fits(
     return lambda group: capacity_fits(graph, group, budget)
 
 
+@reference_for("fusion")
 def _pattern(graph: Graph, group: list[int]) -> Pattern:
     return group_pattern(graph.nodes[i].op for i in group)
 
 
+@reference_for("fusion")
 def _as_partition(graph: Graph, group_of: dict[int, list[int]]) -> Partition:
     """Collect the distinct groups, ordered by their first node (a topological order)."""
     groups: dict[int, tuple[int, ...]] = {}
@@ -172,6 +179,7 @@ def _as_partition(graph: Graph, group_of: dict[int, list[int]]) -> Partition:
     return topological_groups(graph, list(groups.values()))
 
 
+@reference_for("fusion")
 def topological_groups(graph: Graph, groups: list[tuple[int, ...]]) -> Partition:
     """A partition of ``groups`` listed in a topological order (ties: smallest first node)."""
     owner = {i: g for g, group in enumerate(groups) for i in group}
@@ -189,6 +197,7 @@ def no_fusion(graph: Graph, chip: Any = None) -> Partition:
     return Partition([(i,) for i in op_indices(graph)], graph=graph)
 
 
+@reference_for("fusion")
 def fuse_elementwise_chains(graph: Graph, chip: Any = None) -> Partition:
     """A simpler pass: only fuse an elementwise/broadcast op into its single user's group
     when that group is elementwise/broadcast too (no reductions, no epilogues, no SRAM check).

@@ -48,6 +48,9 @@ from collections.abc import Iterable
 
 from chipsim.ir.ops import Pattern, get_op
 
+#: Every function here is the reference solution of an exercise (chipsim.reference).
+__reference_for__ = ("fusion",)
+
 E, B, I, R, C, O = (
     Pattern.ELEMENTWISE,
     Pattern.BROADCAST,

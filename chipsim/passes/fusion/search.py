@@ -58,6 +58,9 @@ from chipsim.passes.fusion.partition import Partition, is_convex, node_dag
 from chipsim.passes.fusion.reference import estimate_fits, topological_groups
 from chipsim.passes.fusion.rules import can_fuse, op_pattern
 
+#: Every function here is the reference solution of an exercise (chipsim.reference).
+__reference_for__ = ("fusion",)
+
 Group = tuple[int, ...]
 MAX_PASSES = 8  # merge-and-move passes; each pass must lower the estimate, so few are needed
 

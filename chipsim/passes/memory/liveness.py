@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from chipsim.errors import PassError, PlanError
 from chipsim.ir.graph import Graph, Node, Value
+from chipsim.reference import reference_for
 
 #: The one lifetime convention used by every module of :mod:`chipsim.passes.memory`.
 INTERVAL_CONVENTION = "half-open [first, last): live at step t iff first <= t < last"
@@ -119,6 +120,7 @@ def records_from_uses(
     return records
 
 
+@reference_for("memory_planning")
 def liveness(
     graph: Graph, schedule: Sequence[Node] | None = None, *, include_constants: bool = False
 ) -> list[UsageRecord]:
@@ -157,6 +159,7 @@ def liveness(
     return records_from_uses(tensors, max(len(order), 1))
 
 
+@reference_for("memory_planning")
 def _check_schedule(graph: Graph, order: tuple[Node, ...]) -> dict[int, int]:
     """Map id(node) -> step, after checking ``order`` is a topological order of the graph."""
     known = {id(n): n for n in graph.nodes}
@@ -182,6 +185,7 @@ def _check_schedule(graph: Graph, order: tuple[Node, ...]) -> dict[int, int]:
     return step
 
 
+@reference_for("memory_planning")
 def _record_ids(graph: Graph) -> dict[Value, str]:
     names = graph.names()
     counts = Counter(v.hint for v in names if v.hint)

@@ -27,6 +27,7 @@ from chipsim.passes.memory.liveness import (
     check_alignment,
 )
 from chipsim.passes.memory.plan import MemoryPlan, make_plan
+from chipsim.reference import reference_for
 
 
 def naive(records: Sequence[UsageRecord], *, alignment: int = DEFAULT_ALIGNMENT) -> MemoryPlan:
@@ -42,6 +43,7 @@ def naive(records: Sequence[UsageRecord], *, alignment: int = DEFAULT_ALIGNMENT)
     return make_plan(records, offsets, alignment, "naive")
 
 
+@reference_for("memory_planning")
 def first_fit(records: Sequence[UsageRecord], *, alignment: int = DEFAULT_ALIGNMENT) -> MemoryPlan:
     """In order of first use, put each tensor at the lowest offset where it fits.
 
@@ -55,6 +57,7 @@ def first_fit(records: Sequence[UsageRecord], *, alignment: int = DEFAULT_ALIGNM
     return make_plan(records, offsets, alignment, "first_fit")
 
 
+@reference_for("memory_planning")
 def greedy_by_size(
     records: Sequence[UsageRecord], *, alignment: int = DEFAULT_ALIGNMENT
 ) -> MemoryPlan:
@@ -74,6 +77,7 @@ def greedy_by_size(
     return make_plan(records, offsets, alignment, "greedy_by_size")
 
 
+@reference_for("memory_planning")
 def place_in_order(
     records: Sequence[UsageRecord], sizes: Sequence[int], order: Sequence[int], *, best_fit: bool
 ) -> list[int]:
@@ -91,6 +95,7 @@ def place_in_order(
     return offsets
 
 
+@reference_for("memory_planning")
 def overlap_lists(records: Sequence[UsageRecord]) -> list[list[int]]:
     """For each record, the indices of the other records whose lifetimes overlap its own.
 
@@ -107,6 +112,7 @@ def overlap_lists(records: Sequence[UsageRecord]) -> list[list[int]]:
     return result
 
 
+@reference_for("memory_planning")
 def _best_offset(
     i: int, neighbours: list[int], offsets: list[int], sizes: Sequence[int], best_fit: bool
 ) -> int:

@@ -45,6 +45,9 @@ from chipsim.passes.memory.planners import greedy_by_size
 from chipsim.passes.memory.search_canonical import FOUND, INFEASIBLE, fit_under
 from chipsim.passes.memory.search_problem import Effort, Instance
 
+#: Every function here is the reference solution of an exercise (chipsim.reference).
+__reference_for__ = ("memory_planning",)
+
 #: Default wall-clock limit of :func:`search`, in seconds.
 DEFAULT_TIME_LIMIT = 10.0
 

@@ -44,6 +44,9 @@ from collections.abc import Sequence
 
 from chipsim.passes.memory.search_problem import Effort, Instance
 
+#: Every function here is the reference solution of an exercise (chipsim.reference).
+__reference_for__ = ("memory_planning",)
+
 FOUND, INFEASIBLE, STOPPED = "found", "infeasible", "stopped"
 
 #: Deepest nesting of decompositions (each is a Python call; beyond this, no decomposition).

@@ -31,6 +31,9 @@ from collections.abc import Sequence
 from chipsim.passes.memory.liveness import UsageRecord, align_up
 from chipsim.passes.memory.planners import _best_offset, overlap_lists
 
+#: Every function here is the reference solution of an exercise (chipsim.reference).
+__reference_for__ = ("memory_planning",)
+
 
 class Instance:
     """Records as the arrays the search loops want.

@@ -1,0 +1,304 @@
+"""``make leaderboard``: the class's results on the open challenges, ranked.
+
+Full marks stop near the reference; the leaderboard shows how far beyond it learners went.
+Each learner is ranked on the instances their grade was computed on — the hidden ones drawn
+for their submission — by the geometric mean of their result over the reference's (cycles or
+arena bytes: below 1.000 is better than the course's own pass). Every learner's hidden
+instances differ, but the ratio to the reference measures the same thing on each. The
+visible instances, the same for everybody, are shown beside it in their own unit, and so are
+the course's own landmarks (the reference, the naive baseline and, where the part has one,
+the simple baseline and the lower bound), so a learner alone in the class still sees where
+they stand.
+
+It is built from the grader's own numbers only: while autograding, ``RescoreAnswers``
+recomputes every answer in the grader's process and writes the measured numbers of the
+challenge parts into the autograded notebook's metadata (``metadata.chipsim.measured``,
+overwriting anything a learner's notebook carried there). Nothing a learner's kernel printed
+or stored is read. A learner's best over every grading so far counts.
+
+The CSV is safe to open in a spreadsheet (no cell starts a formula) and ids that look alike
+(``ada`` and ``аda``, with a Cyrillic а) are listed as a warning.
+
+    python -m grader.feedback.leaderboard [--course .] [--pseudonyms]
+
+writes ``gradebook/leaderboard.csv`` and ``gradebook/leaderboard.html``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import html
+import json
+import math
+import sys
+import unicodedata
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from grader.problems.parts import PARTS
+from grader.scoring.credit import PartScore
+
+#: The open-challenge parts (full credit near the reference; better is possible).
+CHALLENGES = ("fusion_challenge", "memory_challenge")
+#: The unit of each instance kind's number.
+UNITS = {"fusion": "cycles", "plan": "cycles", "arena": "bytes"}
+
+
+def measured(score: PartScore) -> dict[str, dict[str, Any]]:
+    """What the leaderboard keeps of a challenge part's score: the grader's numbers per
+    instance whose answer was valid, and whether the grade counted it (``counted``)."""
+    part = PARTS[score.part]
+    counted = {s.instance for s in score.counted_scores()}
+    kinds = {i.id: i.kind for i in part.instances}
+    return {
+        s.instance: {
+            **s.numbers,
+            "counted": s.instance in counted,
+            "unit": UNITS.get(kinds.get(s.instance, ""), ""),
+        }  # fmt: skip
+        for s in score.instances
+        if s.numbers and not s.invalid
+    }
+
+
+@dataclass
+class Entry:
+    """One learner's results on one challenge part, from one grading."""
+
+    part: str
+    learner: str
+    ratio: float  # geometric mean of theirs / reference over the counted instances
+    visible: dict[str, dict[str, Any]] = field(default_factory=dict)
+    landmarks: dict[str, float] = field(default_factory=dict)  # e.g. naive / reference
+
+
+def _geomean(values: list[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else math.inf
+
+
+def entry(part: str, learner: str, results: dict) -> Entry | None:
+    """The leaderboard entry of ``results`` (a notebook's ``measured[part]``), or None."""
+    counted, visible, marks = [], {}, {"naive": [], "baseline": []}
+    for instance, n in results.items():
+        try:
+            theirs, ref = int(n["theirs"]), int(n["reference"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        if ref <= 0 or theirs <= 0:
+            continue
+        if n.get("counted"):
+            counted.append(theirs / ref)
+            for key in marks:
+                if isinstance(n.get(key), int) and n[key] > 0:
+                    marks[key].append(n[key] / ref)
+        else:
+            visible[str(instance)] = {k: n[k] for k in n if k != "counted"}
+    if not counted:
+        return None
+    landmarks = {k: _geomean(v) for k, v in marks.items() if v}
+    return Entry(part, learner, _geomean(counted), visible, landmarks)
+
+
+def collect(course: Path) -> list[Entry]:
+    """Every learner's measured challenge results from ``gradebook/autograded``."""
+    entries = []
+    for path in sorted((course / "gradebook" / "autograded").glob("*/*/*.ipynb")):
+        if path.is_symlink():
+            continue
+        learner = path.parent.parent.name
+        try:
+            meta = json.loads(path.read_text(encoding="utf-8")).get("metadata", {})
+        except (OSError, ValueError):
+            continue
+        for part, results in (meta.get("chipsim", {}).get("measured") or {}).items():
+            if part in CHALLENGES and isinstance(results, dict):
+                found = entry(part, learner, results)
+                if found is not None:
+                    entries.append(found)
+    return entries
+
+
+def best(entries: list[Entry], history: Path) -> list[Entry]:
+    """Each learner's best entry per part, over this grading and the ones before it (kept in
+    ``history``, written by the leaderboard itself): a worse resubmission does not lower a
+    learner's place."""
+    kept: dict[tuple[str, str], Entry] = {}
+    if history.is_file() and not history.is_symlink():
+        try:
+            kept = {(e.part, e.learner): e
+                    for e in (Entry(**row) for row in json.loads(history.read_text()))}  # fmt: skip
+        except (ValueError, TypeError):
+            kept = {}
+    for e in entries:
+        key = (e.part, e.learner)
+        if key not in kept or e.ratio < kept[key].ratio:
+            kept[key] = e
+    history.write_text(json.dumps([asdict(e) for e in kept.values()], indent=1), "utf-8")
+    return list(kept.values())
+
+
+def pseudonym(learner: str, salt: bytes) -> str:
+    """A stable name that does not reveal the learner (salted with the course's secret)."""
+    return "learner-" + hashlib.sha256(salt + learner.encode()).hexdigest()[:6]
+
+
+def ranked(entries: list[Entry]) -> dict[str, list[Entry]]:
+    """part -> entries, best (smallest ratio to the reference) first; ties by name."""
+    table: dict[str, list[Entry]] = {}
+    for e in entries:
+        table.setdefault(e.part, []).append(e)
+    return {k: sorted(v, key=lambda e: (e.ratio, e.learner)) for k, v in sorted(table.items())}
+
+
+def skeleton(name: str) -> str:
+    """``name`` as it looks: letters of other scripts that look Latin read as Latin (``а``,
+    Cyrillic, -> ``a``), accents and case dropped. Two ids with the same skeleton look alike.
+
+    Example:
+        >>> skeleton("аda") == skeleton("ada") != skeleton("adb")
+        True
+    """
+    out = []
+    for ch in unicodedata.normalize("NFKD", name):
+        if unicodedata.combining(ch):
+            continue
+        words = unicodedata.name(ch, "").split()
+        if ch.isascii() or len(words) < 2 or len(words[-1]) != 1:
+            out.append(ch.lower())
+        else:
+            out.append(words[-1].lower())  # "CYRILLIC SMALL LETTER A" -> "a"
+    return "".join(out)
+
+
+def look_alikes(learners: list[str]) -> list[tuple[str, ...]]:
+    """Groups of distinct learner ids that look alike (see :func:`skeleton`)."""
+    groups: dict[str, set[str]] = {}
+    for learner in learners:
+        groups.setdefault(skeleton(learner), set()).add(learner)
+    return [tuple(sorted(g)) for g in groups.values() if len(g) > 1]
+
+
+def spreadsheet_safe(value: Any) -> Any:
+    """A CSV cell that a spreadsheet shows as text, never runs as a formula.
+
+    Example:
+        >>> spreadsheet_safe('=HYPERLINK("http://x")'), spreadsheet_safe("ada"), spreadsheet_safe(3)
+        ('\\'=HYPERLINK("http://x")', 'ada', 3)
+    """
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+def write(course: Path, pseudonyms: bool = False) -> tuple[Path, Path]:
+    """Write ``gradebook/leaderboard.csv`` and ``.html``; return their paths."""
+    out = course / "gradebook"
+    key = out / "hidden_instances.key"
+    salt = key.read_bytes() if key.is_file() else b"chipsim-ch4"
+    table = ranked(best(collect(course), out / "leaderboard.json"))
+
+    def name(e: Entry) -> str:
+        return pseudonym(e.learner, salt) if pseudonyms else e.learner
+
+    alike = (
+        [] if pseudonyms else look_alikes(sorted({e.learner for v in table.values() for e in v}))
+    )
+    csv_path, html_path = out / "leaderboard.csv", out / "leaderboard.html"
+    with csv_path.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["part", "rank", "learner", "vs_reference", "instance", "unit", "theirs",
+                    "reference"])  # fmt: skip
+        for part, rows in table.items():
+            for rank, e in enumerate(rows, 1):
+                shown = sorted(e.visible.items()) or [("", {})]
+                for inst, n in shown:
+                    w.writerow([spreadsheet_safe(v) for v in (
+                        part, rank, name(e), f"{e.ratio:.4f}", inst, n.get("unit", ""),
+                        n.get("theirs", ""), n.get("reference", ""))])  # fmt: skip
+    html_path.write_text(_html(table, name, alike), encoding="utf-8")
+    return csv_path, html_path
+
+
+#: The course's landmarks, as rows of the table (name, how to read it).
+LANDMARKS = (
+    ("course reference", None),
+    ("simple baseline (greedy by size)", "baseline"),
+    ("no fusion / no reuse (naive)", "naive"),
+)
+
+
+def _html(table: dict[str, list[Entry]], name: Any, alike: list[tuple[str, ...]]) -> str:
+    esc = html.escape
+    parts = ["<!doctype html><meta charset='utf-8'><title>Leaderboard</title>",
+             "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; "
+             "style-src 'unsafe-inline'\">",
+             "<style>body{font-family:sans-serif;max-width:64em;margin:2em auto;padding:0 1em}"
+             "table{border-collapse:collapse;margin-bottom:1em}td,th{padding:.2em .8em;"
+             "border-bottom:1px solid #ddd;text-align:right}td:nth-child(2){text-align:left}"
+             ".beat{color:#080;font-weight:bold}.mark{color:#666;font-style:italic}"
+             ".warn{background:#fff3cd;padding:.5em 1em}</style>",
+             "<h1>Open challenges: the class leaderboard</h1>",
+             "<p>Ranked by the geometric mean of your result over the reference's on the hidden "
+             "instances your grade was computed on (below 1.000: better than the course's own "
+             "pass). The visible instances are the same for everybody; the grey rows are the "
+             "course's landmarks.</p>"]  # fmt: skip
+    if alike:
+        shown = "; ".join(" / ".join(esc(repr(n)) for n in group) for group in alike)
+        parts.append(f"<p class='warn'>Learner ids that look alike: {shown}. Check that they "
+                     "are different people.</p>")  # fmt: skip
+    if not table:
+        parts.append("<p>No graded challenge answers yet: run <code>make grade</code>.</p>")
+    for part, rows in table.items():
+        visible = sorted({i for e in rows for i in e.visible})
+        unit = {i: next(e.visible[i].get("unit", "") for e in rows if i in e.visible)
+                for i in visible}  # fmt: skip
+        parts.append(f"<h2>{esc(part)}</h2><table><tr><th>#</th><th>learner</th>"
+                     f"<th>vs reference (hidden)</th>"
+                     + "".join(f"<th>{esc(i)} ({esc(unit[i])})</th>" for i in visible)
+                     + "</tr>")  # fmt: skip
+        marks = {k: _geomean([e.landmarks[k] for e in rows if k in e.landmarks])
+                 for k in ("baseline", "naive")}  # fmt: skip
+        lines = [(e.ratio, f"<tr{' class=beat' if e.ratio < 1 else ''}><td>{rank}</td>"
+                  f"<td>{esc(name(e))}</td><td>{e.ratio:.3f}</td>"
+                  + "".join(f"<td>{_num(e.visible.get(i, {}).get('theirs'))}</td>"
+                            for i in visible) + "</tr>")
+                 for rank, e in enumerate(rows, 1)]  # fmt: skip
+        for label, key in LANDMARKS:
+            ratio = 1.0 if key is None else marks.get(key, math.inf)
+            if not math.isfinite(ratio):
+                continue
+            cells = "".join(f"<td>{_landmark(rows, i, key or 'reference')}</td>" for i in visible)
+            lines.append((ratio, f"<tr class='mark'><td></td><td>{esc(label)}</td>"
+                                 f"<td>{ratio:.3f}</td>{cells}</tr>"))  # fmt: skip
+        parts += [row for _, row in sorted(lines, key=lambda r: r[0])]
+        parts.append("</table>")
+    return "\n".join(parts) + "\n"
+
+
+def _landmark(rows: list[Entry], instance: str, key: str) -> str:
+    found = (e.visible.get(instance, {}).get(key) for e in rows)
+    return _num(next((v for v in found if isinstance(v, int)), None))
+
+
+def _num(value: Any) -> str:
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else "-"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m grader.feedback.leaderboard")
+    ap.add_argument("--course", default=".")
+    ap.add_argument("--pseudonyms", action="store_true", help="show stable pseudonyms")
+    args = ap.parse_args(argv)
+    course = Path(args.course).resolve()
+    csv_path, html_path = write(course, args.pseudonyms)
+    for group in look_alikes(sorted({e.learner for e in collect(course)})):
+        print("WARNING: learner ids that look alike: " + ", ".join(repr(n) for n in group))
+    print(f"leaderboard: {html_path} (and {csv_path.name})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

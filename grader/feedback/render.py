@@ -1,0 +1,89 @@
+"""Pictures and text for graded cells: yours beside the reference's, as notebook outputs.
+
+Example:
+    >>> out = result_output(1.5, execution_count=3)
+    >>> out["output_type"], out["data"]["text/plain"]
+    ('execute_result', '1.5')
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import warnings
+from typing import Any
+
+from grader.scoring.credit import PartScore
+from chipsim.i18n import tr, use_language
+
+
+def result_output(score: float, execution_count: int | None = None) -> dict[str, Any]:
+    """The ``execute_result`` nbgrader reads: a plain float's repr, nothing else."""
+    return {
+        "output_type": "execute_result",
+        "execution_count": execution_count,
+        "data": {"text/plain": repr(float(score))},
+        "metadata": {},
+    }
+
+
+def text_output(text: str) -> dict[str, Any]:
+    """A display_data output with the explanation as plain text and as HTML."""
+    return {
+        "output_type": "display_data",
+        "data": {
+            "text/plain": text,
+            "text/html": f"<pre>{html.escape(text)}</pre>",
+        },
+        "metadata": {},
+    }
+
+
+def picture_output(score: PartScore) -> dict[str, Any] | None:
+    """Yours beside the reference's for the first timed instance with a picture, or None."""
+    shown = next((s for s in score.instances if s.picture is not None), None)
+    if shown is None:
+        return None
+    with warnings.catch_warnings(), use_language(score.language):  # the learner's language
+        warnings.simplefilter("ignore")
+        png = _draw(shown.instance, *shown.picture)
+    return {
+        "output_type": "display_data",
+        "data": {"image/png": png, "text/plain": f"<yours and the reference's: {shown.instance}>"},
+        "metadata": {},
+    }
+
+
+def _draw(instance: str, theirs: Any, reference: Any) -> str:
+    fig = figure(instance, theirs, reference)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=60, metadata={"Software": None})
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def figure(instance: str, theirs: Any, reference: Any) -> Any:
+    """The feedback picture: two timelines one above the other (each the full width, so a
+    transformer's many kernels stay readable, with no rotated labels to run into the titles),
+    or two memory plans side by side."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    timed = hasattr(theirs, "report")
+    fig = Figure(figsize=(11, 6.4) if timed else (11, 3.4), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(2, 1, sharex=True) if timed else fig.subplots(1, 2)
+    for ax, obj, who in zip(axes, (theirs, reference), (tr("yours"), tr("reference")), strict=True):
+        if timed:
+            from chipsim.viz.timeline import plot_timeline
+
+            plot_timeline(obj.report, ax=ax, max_labels=0)
+            kernels = len(obj.report.kernels)
+            title = tr("{who}: {cycles:,} cycles, {kernels} kernels", who=who,
+                       cycles=obj.report.cycles, kernels=kernels)  # fmt: skip
+            ax.set_title(title, pad=6)
+        else:
+            title = tr("{who}: arena {bytes:,} B", who=who, bytes=obj.arena_size)
+            obj.draw(ax=ax, labels=False, title=title)
+    fig.suptitle(tr("instance {instance}", instance=instance))
+    return fig

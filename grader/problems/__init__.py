@@ -1,0 +1,13 @@
+"""The problems: each exercise's parts, their instance families, and how hidden ones are drawn.
+
+* :mod:`.parts` — ``PARTS`` (part id = the test cell's nbgrader ``grade_id``) and
+  ``ASSIGNMENTS``: points, the learner's functions, the references, the instances;
+* :mod:`.families` — the seeded families of hidden instances (their strata), built on the
+  teaching workloads of :mod:`chipsim.workloads`;
+* :mod:`.hidden` — the course secret and the per-submission draw of hidden instances;
+* :mod:`.data` — a hidden instance as data, the only form a learner's kernel receives.
+"""
+
+from grader.problems.parts import ALIGNMENT, ASSIGNMENTS, CHIP, PARTS, Instance, Part, get_part
+
+__all__ = ["ALIGNMENT", "ASSIGNMENTS", "CHIP", "PARTS", "Instance", "Part", "get_part"]

@@ -1,0 +1,154 @@
+"""The instance families of the exercises: seeded graphs and records, drawn by strata.
+
+Every family is deterministic: the same seed (and stratum) gives the same problem, weights
+included, on every machine. The grader rebuilds them in its own process and never trusts a
+problem that came from a learner's kernel. The graphs are the teaching workloads of
+:mod:`chipsim.workloads.blocks`, at sizes and with structures drawn from the seed.
+
+Example:
+    >>> chain_variant(7, stratum=0).name, [v.shape for v in chain_variant(7, stratum=0).inputs]
+    ('chains7', [(128, 128), (128, 128)])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from chipsim.ir import Graph
+from chipsim.workloads.blocks import (
+    UNARY,
+    chain_graph,
+    cnn_graph,
+    epilogue_graph,
+    transformer_graph,
+)
+
+__all__ = [
+    "UNARY", "chain_graph", "cnn_graph", "epilogue_graph", "transformer_graph",
+    "chain_variant", "cnn_variant", "epilogue_variant", "mobilenet_variant_records",
+    "scratchpad_variant", "tight_records", "tight_variant", "transformer_variant",
+]  # fmt: skip
+
+
+# -- hidden-instance families: a seed picks shapes and structure ---------------------------------
+# The grader draws each hidden instance's seed from its secret (:mod:`.hidden`). Each family
+# varies the *structure* (op sequence, activations, shapes) with the seed, not only the
+# weights: a fusion answer depends on structure, and a family with few structures could be
+# solved offline, all of it, with the reference passes.
+#
+# The k-th hidden instance of a part is drawn from *stratum* k of its family: the dimensions
+# that decide how hard an instance is (its size against the SRAM, its depth) follow the
+# stratum, the rest follows the seed. Every submission then meets the same spread of sizes,
+# and a score moves little with the draw (stratified sampling); without a stratum, a family
+# draws everything from the seed.
+def _rng(seed: int, family: int) -> np.random.Generator:
+    return np.random.default_rng([seed, family])
+
+
+def _stratum(table: tuple, stratum: int | None, rng: np.random.Generator) -> tuple:
+    """Row ``stratum`` of ``table`` (cycling), or a random row when there is no stratum."""
+    return table[int(rng.integers(len(table))) if stratum is None else stratum % len(table)]
+
+
+#: The strata of the families: the dimensions that decide how an instance behaves.
+CHAIN_STRATA = ((128, 128), (192, 192), (256, 256), (320, 256), (384, 320), (448, 384))
+DENSE_STRATA = ((128, 96, 192), (192, 128, 384), (256, 128, 1024), (128, 160, 1536),
+                (320, 96, 2048), (256, 192, 576))  # fmt: skip
+TRANSFORMER_STRATA = ((32, 64), (64, 96), (96, 128), (128, 160))  # (d, seq)
+CNN_STRATA = ((2, 16), (3, 12), (3, 16), (4, 8))  # (layers, image size)
+SCRATCHPAD_STRATA = ((64, 160), (96, 128), (96, 160), (128, 192))  # (d, seq)
+TIGHT_STRATA = (40, 48, 56, 64)  # buffers
+
+
+def chain_variant(seed: int, stratum: int | None = None) -> Graph:
+    """:func:`chain_graph` with a size from :data:`CHAIN_STRATA` and a seeded length and ops."""
+    rng = _rng(seed, 1)
+    rows, cols = _stratum(CHAIN_STRATA, stratum, rng)
+    return chain_graph(seed, rows, cols, int(rng.integers(3, 6)))
+
+
+def epilogue_variant(seed: int, stratum: int | None = None) -> Graph:
+    """:func:`epilogue_graph` with seeded shapes, depth and extra epilogue ops; the widths
+    straddle the SRAM budget, so some epilogues fit and some spill."""
+    rng = _rng(seed, 2)
+    rows, d, h = _stratum(DENSE_STRATA, stratum, rng)
+    return epilogue_graph(seed, rows, d, h, int(rng.integers(2, 5)), extra=2)
+
+
+def transformer_variant(seed: int, stratum: int | None = None) -> Graph:
+    """:func:`transformer_graph` with a size from :data:`TRANSFORMER_STRATA` and a seeded MLP
+    width, activation and extra elementwise ops."""
+    rng = _rng(seed, 3)
+    d, seq = _stratum(TRANSFORMER_STRATA, stratum, rng)
+    seq += 16 * int(rng.integers(0, 3))
+    ff = d * int(rng.integers(2, 5))
+    act = str(rng.choice(("gelu", "relu", "sigmoid", "tanh")))
+    return transformer_graph(seed, seq, d, ff, act, extra=0.5)
+
+
+def cnn_variant(seed: int, stratum: int | None = None) -> Graph:
+    """:func:`cnn_graph` with a depth and image size from :data:`CNN_STRATA` and seeded
+    widths, batch and activations."""
+    rng = _rng(seed, 4)
+    layers, size = _stratum(CNN_STRATA, stratum, rng)
+    widths = tuple(8 * int(rng.integers(1, 7)) for _ in range(layers))
+    acts = tuple(str(rng.choice(("relu", "gelu", "sigmoid", "tanh"))) for _ in range(layers))
+    batch = 8 * int(rng.integers(1, 5))
+    return cnn_graph(seed, size, (3, *widths), batch, acts)
+
+
+def mobilenet_variant_records(seed: int) -> list:
+    """Usage records of a MobileNet-v1-shaped chain with seeded resolution, widths and strides."""
+    from chipsim.passes.memory.instances import network_records
+
+    rng, fp32 = _rng(seed, 5), 4
+    res = 32 * int(rng.integers(3, 8))
+    hw, c = res // 2, 8 * int(rng.integers(2, 6))
+    layers = [("input", res * res * 3 * fp32, []), ("conv1", hw * hw * c * fp32, ["input"])]
+    for k in range(2, 2 + int(rng.integers(8, 15))):
+        stride = 2 if hw > 4 and rng.random() < 0.3 else 1
+        hw //= stride
+        cout = 8 * int(rng.integers(2, 17))
+        layers.append((f"dw{k}", hw * hw * c * fp32, [layers[-1][0]]))
+        layers.append((f"pw{k}", hw * hw * cout * fp32, [layers[-1][0]]))
+        c = cout
+    layers.append(("avgpool", c * fp32, [layers[-1][0]]))
+    layers.append(("fc", 1000 * fp32, ["avgpool"]))
+    return network_records(layers)
+
+
+def tight_records(seed: int, n: int = 60, quantum: int = 64) -> list:
+    """A tight arena: ``n`` buffers cut from a full rectangle, then about a third of them made
+    smaller by a few quanta, in a shuffled order under fresh names.
+
+    The cut rectangle alone would plant its optimum (the rectangle's height) and, with it, a
+    packing that replaying the cuts recovers; the shrunk buffers leave holes where no cut
+    was, so neither the optimum nor the packing follows from how the instance was made. The
+    lower bound still says how far any plan could go.
+    """
+    from chipsim.passes.memory.liveness import UsageRecord
+    from chipsim.testing.memory_instances import packed_instance
+
+    rng = _rng(seed, 6)
+    records = []
+    for r in packed_instance(n, seed=int(rng.integers(2**63)), quantum=quantum):
+        quanta = r.size // quantum
+        if quanta > 1 and rng.random() < 0.35:
+            quanta -= int(rng.integers(1, max(2, quanta // 3 + 1)))
+        records.append((quanta * quantum, r.first, r.last))
+    order = rng.permutation(len(records))
+    return [UsageRecord(f"t{k}", *records[i]) for k, i in enumerate(order)]
+
+
+def tight_variant(seed: int, stratum: int | None = None) -> list:
+    """:func:`tight_records` with a number of buffers from :data:`TIGHT_STRATA`."""
+    return tight_records(seed, _stratum(TIGHT_STRATA, stratum, _rng(seed, 7)))
+
+
+def scratchpad_variant(seed: int, stratum: int | None = None) -> Graph:
+    """A transformer block whose activations outgrow the SRAM arena (the memory challenge's
+    cycles instances): a size from :data:`SCRATCHPAD_STRATA`, seeded MLP width and act."""
+    rng = _rng(seed, 8)
+    d, seq = _stratum(SCRATCHPAD_STRATA, stratum, rng)
+    act = str(rng.choice(("gelu", "relu", "sigmoid", "tanh")))
+    return transformer_graph(seed, seq, d, d * int(rng.integers(2, 5)), act, extra=0.5)

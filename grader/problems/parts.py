@@ -1,0 +1,437 @@
+"""The pristine problem definitions: part id -> instances, each a family and a seed.
+
+A *part* is one graded test cell of an exercise notebook; its id is the nbgrader ``grade_id``
+of that cell (``fusion_chains``). Each part has visible instances (the learner sees and
+self-checks them) and hidden ones (only the autograder's copy of the test cell asks for
+them). An :class:`Instance` is a family (``make(seed) -> problem``) and a seed: a visible
+instance's seed is public and fixed here; a hidden instance has **no seed in the package** —
+the grader draws a fresh one for every submission, from a secret only it holds and the
+submission's own digest (:mod:`grader.problems.hidden`), and binds it with :meth:`Part.bind`.
+So the installed package can build *an* instance of every family, but not the ones a
+submission is graded on, and what one grading shows a learner says nothing about the next.
+A learner's kernel receives the hidden instances' *data* (graphs, records), never a seed, and
+a hidden instance's name is its id, never its seed. Every instance is rebuilt from its
+family and seed whenever the grader needs it, so the grader never uses an object that came
+from a learner's kernel.
+
+**Visible instances are for practice; the points come from the hidden ones.** The test cell
+shows a provisional score on the visible instances; the grader scores every instance again and
+counts only the hidden ones (the visible ones appear in the feedback as a preview), so a table
+of the visible answers earns nothing.
+
+Instance kinds (what the learner's function gets, and how the answer is scored):
+
+========== ============================== ===============================================
+kind       learner's function             score
+========== ============================== ===============================================
+classify   ``pattern_of(op)``,            exact: correct items beyond a constant guess
+           ``may_fuse(producer, consumer)``
+fusion     ``fn(graph, chip) -> Partition`` cycles between reference and no fusion
+liveness   ``fn(graph, schedule)``          exact: fraction of correct usage records
+first_fit  ``fn(records, alignment=64)``    exact: fraction of offsets equal to first fit's
+arena      ``fn(records, alignment=64)``    arena bytes between reference and naive planner
+plan       ``fn(records, alignment=64)``    cycles of the compiled program (no fusion)
+========== ============================== ===============================================
+
+Example:
+    >>> part = PARTS["fusion_chains"]
+    >>> part.assignment, [i.id for i in part.visible()]
+    ('fusion', ['chains_a', 'chains_b'])
+    >>> part.instance("chains_a").build().name
+    'chains0'
+    >>> part.bind({"chains_h1": 7}).instance("chains_h1").build().name  # never the seed
+    'chains_h1'
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from chipsim.errors import ChipsimError
+from chipsim.i18n import N_
+from chipsim.ir import Graph, GraphBuilder, f32
+from chipsim.ir.ops.registry import PATTERN_NAMES
+from chipsim.passes.memory.instances import (
+    mobilenet_v2_records,
+    random_records,
+)
+from grader.problems import families as graphs
+
+#: The chip every exercise targets.
+CHIP = "edge-npu"
+#: Alignment every memory plan uses.
+ALIGNMENT = 64
+
+
+class HiddenInstanceError(ChipsimError):
+    """A hidden instance was asked for without its seed (only the grader has the seeds)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Instance:
+    """One problem instance: an id, its kind, its family ``make(seed)`` and its seed.
+
+    A hidden instance's ``seed`` is None until the grader binds it (:meth:`Part.bind`).
+    """
+
+    id: str
+    kind: str
+    make: Callable[[int], Any]
+    seed: int | None = 0
+    hidden: bool = False
+
+    def build(self) -> Any:
+        """The problem (a graph, records, ...), built afresh from the family and the seed.
+
+        A hidden instance's graph is named after the instance, so nothing it carries names
+        its seed."""
+        if self.seed is None:
+            raise HiddenInstanceError(
+                f"instance {self.id!r} is hidden: it is drawn from the grader's secret and "
+                "exists only while a notebook is graded"
+            )
+        problem = self.make(self.seed)
+        return _renamed(problem, self.id) if self.hidden else problem
+
+
+def _renamed(problem: Any, name: str) -> Any:
+    """``problem`` with its graph (alone, or first of a tuple) called ``name``."""
+    if isinstance(problem, Graph):
+        return problem.replace(name=name)
+    if isinstance(problem, tuple) and problem and isinstance(problem[0], Graph):
+        return (problem[0].replace(name=name), *problem[1:])
+    return problem
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One graded part (one nbgrader test cell).
+
+    Attributes:
+        id: the test cell's nbgrader ``grade_id``.
+        assignment: the nbgrader assignment it belongs to.
+        title: a short human title (English; shown translated with ``tr(part.title)``).
+        points: the points of the test cell (the notebook's metadata must agree).
+        functions: names of the learner's functions the test cell passes to ``submit``.
+        forbidden: extra names this part asks learners to write themselves (flagged, see
+            :mod:`~grader.course.static_check`).
+        reference: the reference strategies; the best of them sets full credit.
+        instances: visible and hidden instances, in scoring order.
+        baseline: a strategy that earns :data:`~grader.scoring.credit.BASELINE_CREDIT`
+            (the open challenges: the course's simple pass earns half, see
+            :func:`~grader.scoring.credit.credit`); ``""``: linear from naive to reference.
+        slack: full credit within this fraction of the reference's result.
+    """
+
+    id: str
+    assignment: str
+    title: str
+    points: float
+    functions: tuple[str, ...]
+    forbidden: tuple[str, ...]
+    reference: tuple[str, ...]
+    instances: tuple[Instance, ...]
+    baseline: str = ""
+    slack: float = 0.0
+
+    def visible(self) -> list[Instance]:
+        """The instances a learner sees and practises on (not counted in the grade)."""
+        return [i for i in self.instances if not i.hidden]
+
+    def hidden(self) -> list[Instance]:
+        """The instances the grade is computed on (drawn per submission by the grader)."""
+        return [i for i in self.instances if i.hidden]
+
+    def instance(self, instance_id: str) -> Instance:
+        for i in self.instances:
+            if i.id == instance_id:
+                return i
+        raise KeyError(f"part {self.id!r} has no instance {instance_id!r}")
+
+    def bind(self, seeds: Mapping[str, int]) -> Part:
+        """This part with its hidden instances' seeds (instance id -> seed) filled in."""
+        bound = tuple(
+            replace(i, seed=int(seeds[i.id])) if i.hidden and i.id in seeds else i
+            for i in self.instances
+        )
+        return replace(self, instances=bound)
+
+
+# -- exact-answer items ---------------------------------------------------------------------
+
+
+def _classify(ops: tuple[str, ...], pairs: tuple[tuple[str, str], ...]) -> Callable[[int], dict]:
+    return lambda _seed: {"ops": list(ops), "pairs": [list(p) for p in pairs]}
+
+
+def _all_pairs() -> tuple[tuple[str, str], ...]:
+    return tuple((p, c) for p in PATTERN_NAMES for c in PATTERN_NAMES)
+
+
+#: The ops part 1 asks about (the notebook names each one's pattern class).
+PART1_OPS = tuple(
+    "neg exp log sqrt rsqrt tanh sigmoid relu gelu cast add sub mul div maximum minimum gt lt "
+    "ge le eq where broadcast_to transpose reshape concat slice sum max mean softmax layernorm "
+    "matmul conv2d constant".split()
+)
+
+
+def classify_variant(seed: int) -> dict:
+    """Part 1's hidden instance: every op of :data:`PART1_OPS` and every pattern pair, in an
+    order drawn by the seed. The answers are fixed facts (an op's pattern, the rule), so the
+    hidden instance asks all of them: the score is exact and the same on every draw."""
+    import numpy as np
+
+    rng = np.random.default_rng([seed, 0])
+    ops = [str(PART1_OPS[i]) for i in rng.permutation(len(PART1_OPS))]
+    pairs = _all_pairs()
+    return {"ops": ops, "pairs": [list(pairs[int(i)]) for i in rng.permutation(len(pairs))]}
+
+
+def liveness_graph(seed: int, width: int = 16, ops: int | None = None) -> Graph:
+    """A small branchy graph without value hints, so record ids are print names (``%3``).
+
+    ``ops``: how many ops (default ``6 + seed % 3``)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    b = GraphBuilder(f"live{seed}")
+    x = b.input((8, width), f32)
+    pool = [x]
+    for k in range(6 + seed % 3 if ops is None else ops):
+        a = pool[-1 - int(rng.integers(min(len(pool), 3)))]
+        if k % 3 == 2:
+            y = b.op("add", a, pool[-1])
+        elif k % 3 == 1:
+            y = b.op("mul", a, b.const(float(k)))
+        else:
+            y = b.op(str(rng.choice(("relu", "exp", "tanh"))), a)
+        pool.append(y)
+    return b.build(pool[-1], pool[-3])
+
+
+def liveness_stratum(seed: int, stratum: int) -> tuple[Graph, list[int]]:
+    """Part 1's hidden family: stratum k has ``10 + k`` ops, ties broken either way."""
+    return liveness_problem(seed, stratum % 2 == 0, 10 + stratum)
+
+
+def liveness_problem(
+    seed: int, reverse_ties: bool, ops: int | None = None
+) -> tuple[Graph, list[int]]:
+    """A graph and a schedule (node indices, a topological order) for the liveness part."""
+    import networkx as nx
+
+    from chipsim.passes.fusion.partition import node_dag
+
+    g = liveness_graph(seed, ops=ops)
+    key = (lambda i: -i) if reverse_ties else (lambda i: i)
+    order = list(nx.lexicographical_topological_sort(node_dag(g), key=key))
+    return g, order
+
+
+# -- the parts -----------------------------------------------------------------------------
+def _inst(id: str, kind: str, make: Callable[[int], Any], seed: int = 0) -> Instance:
+    """A visible instance: ``make(seed)`` with a public seed."""
+    return Instance(id, kind, make, seed)
+
+
+def _hidden(
+    prefix: str, kind: str, make: Callable[..., Any], count: int, *, strata: bool = False
+) -> tuple[Instance, ...]:
+    """``count`` hidden instances ``<prefix>1 ...``: the family only; the grader supplies the
+    seeds, new ones for every submission. With ``strata``, instance k is drawn from stratum
+    k of its family (``make(seed, stratum=k)``, :mod:`~grader.problems.families`). Several
+    instances per family, and strata, make a score that hangs on no single draw
+    (``benchmarks/grading_spread.py`` measures the spread)."""
+    return tuple(
+        Instance(f"{prefix}{k + 1}", kind, functools.partial(make, stratum=k) if strata else make,
+                 None, True)
+        for k in range(count)
+    )  # fmt: skip
+
+
+#: Hidden instances per family: enough that a score hangs on no single draw (the spread of a
+#: notebook's points over course secrets is measured by ``benchmarks/grading_spread.py``).
+HIDDEN_PER_FAMILY = {
+    "classify": 1, "chains": 6, "dense": 6, "transformer": 4, "cnn": 4,
+    "liveness": 12, "first_fit": 10, "arena": 8, "plan": 4, "tight": 4,
+}  # fmt: skip
+H = HIDDEN_PER_FAMILY
+#: The open challenges give full credit within this fraction of the reference: the course's
+#: references are a measured autotuner (fusion) and a long branch-and-bound search (memory),
+#: and a complete notebook answer (the model solution) lands within a few percent of them on
+#: every draw (``tests/grading/test_grading_fairness.py``); the leaderboard ranks the rest.
+CHALLENGE_SLACK = 0.06
+
+FUSION_PARTS = (
+    Part(
+        "fusion_patterns",
+        "fusion",
+        N_("pattern classes and the fusion rule"),
+        2,
+        ("pattern_of", "may_fuse"),
+        ("get_op", "can_fuse", "op_pattern", "group_pattern", "fusion_round", "OPS"),
+        (),
+        (
+            _inst(
+                "items_a",
+                "classify",
+                _classify(
+                    ("exp", "add", "transpose", "sum", "matmul"),
+                    (
+                        ("elementwise", "elementwise"),
+                        ("broadcast", "reduction"),
+                        ("contraction", "elementwise"),
+                        ("contraction", "contraction"),
+                        ("reduction", "reduction"),
+                        ("opaque", "elementwise"),
+                    ),
+                ),
+            ),
+            *_hidden("items_h", "classify", classify_variant, H["classify"]),
+        ),
+    ),
+    Part(
+        "fusion_chains",
+        "fusion",
+        N_("greedy fusion of elementwise chains"),
+        3,
+        ("fuse_chains",),
+        (),
+        ("elementwise",),
+        (
+            _inst("chains_a", "fusion", lambda s: graphs.chain_graph(s, 256, 256)),
+            # merging everything into one kernel is slower here (a lesson the part teaches)
+            _inst("chains_b", "fusion", lambda s: graphs.chain_graph(s, 384, 320, 3), 7),
+            *_hidden("chains_h", "fusion", graphs.chain_variant, H["chains"], strata=True),
+        ),
+    ),
+    Part(
+        "fusion_epilogue",
+        "fusion",
+        N_("epilogue fusion within the SRAM budget"),
+        3,
+        ("fuse_epilogues",),
+        (),
+        ("epilogue",),
+        (
+            _inst("dense_small", "fusion", lambda s: graphs.epilogue_graph(s, 512, 128, 256)),
+            _inst("dense_wide", "fusion", lambda s: graphs.epilogue_graph(s, 128, 256, 4096), 1),
+            *_hidden("dense_h", "fusion", graphs.epilogue_variant, H["dense"], strata=True),
+        ),
+    ),
+    Part(
+        "fusion_challenge",
+        "fusion",
+        N_("open challenge: a transformer block and a small CNN"),
+        4,
+        ("my_fusion",),
+        (),
+        ("reference", "reference_window", "elementwise"),
+        (
+            _inst("transformer", "fusion", lambda s: graphs.transformer_graph(s, 128, 64, 256)),
+            _inst("cnn", "fusion", lambda s: graphs.cnn_graph(s, 16, (3, 16, 32), 8)),
+            *_hidden(
+                "transformer_h",
+                "fusion",
+                graphs.transformer_variant,
+                H["transformer"],
+                strata=True,
+            ),
+            *_hidden("cnn_h", "fusion", graphs.cnn_variant, H["cnn"], strata=True),
+        ),
+        slack=CHALLENGE_SLACK,
+    ),
+)
+
+MEMORY_PARTS = (
+    Part(
+        "memory_liveness",
+        "memory_planning",
+        N_("liveness: usage records from a schedule"),
+        2,
+        ("usage_records",),
+        (),
+        (),
+        (
+            _inst("live_a", "liveness", lambda s: liveness_problem(s, False)),
+            *_hidden("live_h", "liveness", liveness_stratum, H["liveness"], strata=True),
+        ),
+    ),
+    Part(
+        "memory_first_fit",
+        "memory_planning",
+        N_("first-fit offsets"),
+        2,
+        ("first_fit_plan",),
+        (),
+        (),
+        (
+            _inst("ff_a", "first_fit", lambda s: random_records(8, s, steps=8, max_size=4096), 1),
+            *_hidden(
+                "ff_random_h",
+                "first_fit",
+                lambda s: random_records(30, s, steps=20),
+                H["first_fit"],
+            ),
+            *_hidden(
+                "ff_mobilenet_h", "first_fit", graphs.mobilenet_variant_records, H["first_fit"]
+            ),
+        ),
+    ),
+    Part(
+        "memory_greedy",
+        "memory_planning",
+        N_("greedy-by-size offsets and the lower bound"),
+        3,
+        ("greedy_plan",),
+        (),
+        ("greedy_by_size",),
+        (
+            _inst("mobilenet_v2", "arena", lambda _s: mobilenet_v2_records()),
+            _inst("random_40", "arena", lambda s: random_records(40, s), 3),
+            *_hidden("mobilenet_h", "arena", graphs.mobilenet_variant_records, H["arena"]),
+            *_hidden("random_h", "arena", lambda s: random_records(60, s, steps=80), H["arena"]),
+        ),
+    ),
+    Part(
+        "memory_challenge",
+        "memory_planning",
+        N_("open challenge: the on-chip scratchpad and tight arenas"),
+        4,
+        ("my_planner",),
+        (),
+        ("search", "greedy_by_size"),
+        (
+            _inst(
+                "sram_transformer", "plan", lambda s: graphs.transformer_graph(s, 128, 128, 512), 2
+            ),
+            _inst("tight_40", "arena", lambda s: graphs.tight_records(s, 40), 2),
+            *_hidden(
+                "sram_transformer_h", "plan", graphs.scratchpad_variant, H["plan"], strata=True
+            ),
+            *_hidden("tight_h", "arena", graphs.tight_variant, H["tight"], strata=True),
+        ),
+        baseline="greedy_by_size",
+        slack=CHALLENGE_SLACK,
+    ),
+)
+
+#: Every part, by id (= the nbgrader grade_id of its test cell).
+PARTS: dict[str, Part] = {p.id: p for p in (*FUSION_PARTS, *MEMORY_PARTS)}
+
+#: The assignments and their parts, in notebook order.
+ASSIGNMENTS: dict[str, tuple[str, ...]] = {
+    "fusion": tuple(p.id for p in FUSION_PARTS),
+    "memory_planning": tuple(p.id for p in MEMORY_PARTS),
+}
+
+
+def get_part(part_id: str) -> Part:
+    """The part with this id; raises KeyError naming the known ids."""
+    if part_id not in PARTS:
+        raise KeyError(f"unknown part {part_id!r}; known parts: {', '.join(PARTS)}")
+    return PARTS[part_id]

@@ -1,0 +1,14 @@
+"""Scoring an answer, from pristine problems only: the kernel proposes, the grader disposes.
+
+* :mod:`.answer` — the answer document (plain JSON data a test cell hands over);
+* :mod:`.checks` — one answer for one instance: valid, equivalent, simulated, compared;
+* :mod:`.credit` — the partial-credit curves and the points of a part;
+* :mod:`.grade` — :func:`score_answer`: a document for one part, every instance;
+* :mod:`.epilogue` — the grader's own reference for the epilogue part (withheld in kernels);
+* :mod:`.spread` — how a notebook's points move with the draw of hidden instances.
+"""
+
+from grader.scoring.credit import InstanceScore, PartScore, credit, points_for
+from grader.scoring.grade import score_answer
+
+__all__ = ["InstanceScore", "PartScore", "credit", "points_for", "score_answer"]

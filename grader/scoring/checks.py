@@ -1,0 +1,498 @@
+"""The grader's checks: one answer for one instance -> an :class:`InstanceScore`.
+
+Everything here runs in the grader's process on instances rebuilt from
+:mod:`grader.problems.parts`; the answer is only data. The order of the checks for a timed
+instance: right graph/records -> valid (partition or plan) -> numerically equivalent to the
+reference interpreter on random inputs -> simulate -> compare with the reference and the naive
+baseline.
+
+Example:
+    >>> from grader.problems.parts import get_part
+    >>> part = get_part("fusion_chains")
+    >>> score_instance(part, part.instance("chains_a"), {"error": "NotImplementedError"}).fraction
+    0.0
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import warnings
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from chipsim.errors import ChipsimError
+from chipsim.i18n import tr
+from grader.problems.parts import ALIGNMENT, CHIP, Instance, Part, get_part
+from grader.scoring.answer import graph_fingerprint, records_fingerprint
+from grader.scoring.credit import BASELINE_CREDIT, InstanceScore, credit
+
+#: Tolerances of the numerical-equivalence check, relative to the output's scale: a valid
+#: program only differs by rounding (tiled matmuls sum in another order), while a wrong one
+#: is off by far more.
+RTOL, ATOL = 1e-2, 1e-2
+
+
+# -- building blocks (the grader's own, from pristine definitions) --------------------------
+@functools.lru_cache(maxsize=64)
+def built(part_id: str, instance_id: str, seed: int | None = None) -> Any:
+    """The instance object, built once per grader process (builders are deterministic);
+    ``seed``: a hidden instance's seed (the grader's, see :mod:`~grader.problems.hidden`)."""
+    return _instance(part_id, instance_id, seed).build()
+
+
+def _instance(part_id: str, instance_id: str, seed: int | None) -> Instance:
+    part = get_part(part_id)
+    return (part if seed is None else part.bind({instance_id: seed})).instance(instance_id)
+
+
+def _chip() -> Any:
+    from chipsim.hw import get_chip
+
+    return get_chip(CHIP)
+
+
+def compile_with(graph: Any, partition: Any = None, plan: Any = None) -> Any:
+    """Compile ``graph`` with a fixed partition (or no fusion) and a fixed plan (or greedy)."""
+    from chipsim.compiler import compile
+
+    fusion = (lambda g, c: partition) if partition is not None else "none"
+    planner = (lambda records, **kw: plan) if plan is not None else "greedy_by_size"
+    return compile(graph, chip=CHIP, fusion=fusion, planner=planner, simplify=False)
+
+
+def fusion_strategy(name: str, graph: Any) -> Any:
+    """The partition a named reference strategy gives for ``graph``."""
+    from chipsim.compiler import reference_fusion
+    from chipsim.passes.fusion import autotune, fuse_elementwise_chains, no_fusion, rule_fusion
+
+    chip = _chip()
+    if name == "reference":
+        return reference_fusion(graph, chip)
+    if name == "reference_window":  # the rules and the autotuner on the estimates alone
+        return autotune(graph, chip, rule_fusion(graph, chip))
+    if name == "elementwise":
+        return fuse_elementwise_chains(graph, chip)
+    if name == "epilogue":
+        from grader.scoring.epilogue import epilogue_fusion
+
+        return epilogue_fusion(graph, chip)
+    if name == "none":
+        return no_fusion(graph, chip)
+    raise KeyError(f"unknown fusion strategy {name!r}")
+
+
+#: The memory challenge's reference: the search planner with a fixed budget of work (units
+#: of search nodes and placements), so the reference is the same plan on every machine.
+SEARCH_EFFORT = 100_000
+
+
+def plan_strategy(name: str, records: Any) -> Any:
+    """The plan a named planner gives (``search``: with :data:`SEARCH_EFFORT`, no clock)."""
+    from chipsim.passes.memory import get_planner
+
+    if name == "search":
+        from chipsim.passes.memory.search import search
+
+        return search(records, alignment=ALIGNMENT, effort=SEARCH_EFFORT, time_limit=1e9)
+    return get_planner(name)(records, alignment=ALIGNMENT)
+
+
+def plan_records(graph: Any) -> list:
+    """The usage records a program compiled without fusion plans (the ``plan`` kind)."""
+    from chipsim.compiler import kernel_records
+    from chipsim.passes.fusion import no_fusion
+
+    return kernel_records(graph, no_fusion(graph))[0]
+
+
+@functools.lru_cache(maxsize=64)
+def baseline(part_id: str, instance_id: str, seed: int | None = None) -> dict[str, Any]:
+    """Reference and naive numbers (and the reference's program or plan) for one instance."""
+    part = get_part(part_id)
+    inst = part.instance(instance_id)
+    obj = built(part_id, instance_id, seed)
+    simple = (part.baseline,) if part.baseline else ()
+    if inst.kind == "fusion":
+        progs = {n: compile_with(obj, fusion_strategy(n, obj)) for n in (*part.reference, *simple)}
+        best = min(part.reference, key=lambda n: (progs[n].report.cycles, part.reference.index(n)))
+        naive = compile_with(obj).report.cycles
+        out = {"reference": progs[best].report.cycles, "naive": naive, "shown": progs[best]}
+        return out | ({"baseline": progs[part.baseline].report.cycles} if simple else {})
+    if inst.kind == "plan":
+        records = plan_records(obj)
+        plans = {n: plan_strategy(n, records) for n in (*part.reference, *simple)}
+        progs = {n: compile_with(obj, plan=p) for n, p in plans.items()}
+        best = min(part.reference, key=lambda n: (progs[n].report.cycles, part.reference.index(n)))
+        naive = compile_with(obj, plan=plan_strategy("naive", records)).report.cycles
+        out = {
+            "reference": progs[best].report.cycles,
+            "naive": naive,
+            "shown": progs[best],
+            "records": records,
+        }
+        return out | ({"baseline": progs[part.baseline].report.cycles} if simple else {})
+    if inst.kind == "arena":
+        plans = {n: plan_strategy(n, obj) for n in (*part.reference, *simple)}
+        best = min((plans[n] for n in part.reference), key=lambda p: p.arena_size)
+        out = {
+            "reference": best.arena_size,
+            "naive": plan_strategy("naive", obj).arena_size,
+            "lower_bound": best.lower_bound,
+            "shown": best,
+        }
+        return out | ({"baseline": plans[part.baseline].arena_size} if simple else {})
+    raise KeyError(f"instance kind {inst.kind!r} has no baseline")
+
+
+# -- the checks ----------------------------------------------------------------------------
+def score_instance(part: Part, inst: Instance, answer: Any) -> InstanceScore:
+    """Score one instance's answer; never raises for a bad answer (it scores 0 instead).
+
+    The answer is a learner's data, whatever its shape: a field of the wrong type is an
+    invalid answer with a message naming it, never an error that stops the grader."""
+    if not isinstance(answer, dict):
+        return InstanceScore(inst.id, 0.0, tr("no answer for this instance"))
+    if "error" in answer:
+        why = tr("your function raised {error}", error=str(answer["error"])[:300])
+        return InstanceScore(inst.id, 0.0, why)
+    check = _CHECKS[inst.kind]
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")  # nothing may reach stderr in a graded cell
+        try:
+            return check(part, inst, answer)
+        except (ChipsimError, KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+            why = tr("invalid answer: {error}", error=f"{type(exc).__name__}: {str(exc)[:300]}")
+            return InstanceScore(inst.id, 0.0, why, invalid=True)
+
+
+def field(answer: dict, key: str, kind: type | tuple[type, ...]) -> Any:
+    """``answer[key]``, which must be of ``kind`` (a :class:`SerializationError` naming the
+    field otherwise)."""
+    from chipsim.errors import SerializationError
+
+    value = answer.get(key)
+    if not isinstance(value, kind) or isinstance(value, bool) and bool not in _types(kind):
+        names = " or ".join(t.__name__ for t in _types(kind))
+        raise SerializationError(
+            f'"{key}" must be {names}, not {type(value).__name__}: return what the part asks for'
+        )
+    return value
+
+
+def _types(kind: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+def _classify(part: Part, inst: Instance, answer: dict) -> InstanceScore:
+    """Exact items, scored beyond chance: a constant answer (every op "elementwise", or
+    ``may_fuse`` always False) earns nothing, whatever the mix of items asked."""
+    from chipsim.ir.ops import Pattern, get_op
+    from chipsim.passes.fusion import can_fuse
+
+    items = built(part.id, inst.id, inst.seed)
+    patterns = field(answer, "patterns", dict)
+    given = {(str(p), str(c)): v for p, c, v in field(answer, "may_fuse", list)}
+    wrong = []
+    truth_ops = {op: str(get_op(op).pattern) for op in items["ops"]}
+    right_ops = sum(patterns.get(op) == t for op, t in truth_ops.items())
+    wrong += [tr("pattern of {op}", op=op) for op, t in truth_ops.items() if patterns.get(op) != t]
+    truth_pairs = {
+        (p, c): _always_fuses(can_fuse, Pattern[p.upper()], Pattern[c.upper()])
+        for p, c in items["pairs"]
+    }
+    right_pairs = sum(given.get(k) is t for k, t in truth_pairs.items())
+    wrong += [
+        f"may_fuse({p}, {c})" for (p, c), t in truth_pairs.items() if given.get((p, c)) is not t
+    ]
+    n_ops, n_pairs = len(truth_ops), len(truth_pairs)
+    guess_ops, guess_pairs = (
+        _constant_best(truth_ops.values()),
+        _constant_best(truth_pairs.values()),
+    )
+    fraction = (
+        n_ops * beyond_chance(right_ops, n_ops, guess_ops)
+        + n_pairs * beyond_chance(right_pairs, n_pairs, guess_pairs)
+    ) / max(1, n_ops + n_pairs)
+    shown = ", ".join(wrong[:6]) + (" ..." if len(wrong) > 6 else "")
+    msg = tr(
+        "{right} of {total} items right (patterns {right_ops} of {n_ops}, may_fuse "
+        "{right_pairs} of {n_pairs}; one answer for everything would get {guess_ops} and "
+        "{guess_pairs}, which earns nothing)",
+        right=right_ops + right_pairs,
+        total=n_ops + n_pairs,
+        right_ops=right_ops,
+        n_ops=n_ops,
+        right_pairs=right_pairs,
+        n_pairs=n_pairs,
+        guess_ops=guess_ops,
+        guess_pairs=guess_pairs,
+    )
+    if wrong:
+        msg += tr("; check {items}", items=shown)
+    return InstanceScore(inst.id, fraction, msg)
+
+
+def _constant_best(truths: Any) -> int:
+    """How many items the best constant answer gets right (the most common true answer)."""
+    counts: dict[Any, int] = {}
+    for t in truths:
+        counts[t] = counts.get(t, 0) + 1
+    return max(counts.values(), default=0)
+
+
+def beyond_chance(right: int, total: int, guessed: int) -> float:
+    """Credit for ``right`` of ``total`` exact items when guessing one answer gets ``guessed``.
+
+    Linear from 0 at the guess to 1 at all right (clipped at 0); where one answer fits every
+    item, only all right earns credit.
+
+    Example:
+        >>> beyond_chance(10, 10, 4), beyond_chance(4, 10, 4), beyond_chance(7, 10, 4)
+        (1.0, 0.0, 0.5)
+    """
+    if total <= guessed:
+        return 1.0 if right >= total else 0.0
+    return max(0.0, (right - guessed) / (total - guessed))
+
+
+#: The rounds of the fusion table that hold whatever the chip (later rounds weigh costs).
+STRUCTURAL_ROUNDS = (1, 2)
+
+
+def _always_fuses(can_fuse: Any, producer: Any, consumer: Any) -> bool:
+    """The structural rule the exercise teaches: allowed in round 1 or 2 of the table."""
+    return any(can_fuse(producer, consumer, round=r) for r in STRUCTURAL_ROUNDS)
+
+
+def _fusion(part: Part, inst: Instance, answer: dict) -> InstanceScore:
+    from chipsim.passes.fusion import Partition, validate_partition
+
+    graph = built(part.id, inst.id, inst.seed)
+    if answer.get("graph") != graph_fingerprint(graph):
+        return InstanceScore(inst.id, 0.0, tr("this answer is for a different graph"), invalid=True)
+    partition = Partition(field(answer, "groups", list))
+    validate_partition(graph, partition)
+    prog = compile_with(graph, partition)
+    bad = _mismatch(graph, prog)
+    if bad:
+        return InstanceScore(inst.id, 0.0, bad, invalid=True)
+    base = baseline(part.id, inst.id, inst.seed)
+    score = _timed(part, inst, prog.report.cycles, base, "cycles", (prog, base["shown"]))
+    same = sorted(map(sorted, partition.groups)) == sorted(
+        map(sorted, base["shown"].partition.groups)
+    )
+    score = replace(score, matches_reference=same)
+    if score.fraction < 1.0:
+        why = slower_kernel(prog, base["shown"])
+        score = replace(score, message=f"{score.message}. {why}" if why else score.message)
+    return score
+
+
+def _plan_kind(part: Part, inst: Instance, answer: dict) -> InstanceScore:
+    base = baseline(part.id, inst.id, inst.seed)
+    graph = built(part.id, inst.id, inst.seed)
+    plan = _plan_from(answer, base["records"])
+    prog = compile_with(graph, plan=plan)
+    bad = _mismatch(graph, prog)
+    if bad:
+        return InstanceScore(inst.id, 0.0, bad, invalid=True)
+    score = _timed(part, inst, prog.report.cycles, base, "cycles", (prog, base["shown"]))
+    return replace(score, matches_reference=dict(plan.offsets) == dict(base["shown"].plan.offsets))
+
+
+def _arena(part: Part, inst: Instance, answer: dict) -> InstanceScore:
+    records = built(part.id, inst.id, inst.seed)
+    plan = _plan_from(answer, records)
+    base = baseline(part.id, inst.id, inst.seed)
+    score = _timed(part, inst, plan.arena_size, base, "bytes", (plan, base["shown"]))
+    return replace(score, matches_reference=dict(plan.offsets) == dict(base["shown"].offsets))
+
+
+def _first_fit(part: Part, inst: Instance, answer: dict) -> InstanceScore:
+    records = built(part.id, inst.id, inst.seed)
+    plan = _plan_from(answer, records)
+    truth = plan_strategy("first_fit", records).offsets
+    right = sum(plan.offsets[r.id] == truth[r.id] for r in records)
+    wrong = [r.id for r in records if plan.offsets[r.id] != truth[r.id]]
+    msg = tr("{right} of {total} offsets equal first fit's", right=right, total=len(records))
+    if wrong:
+        msg += tr("; first difference: tensor {tensor!r}", tensor=wrong[0])
+    return InstanceScore(inst.id, right / len(records), msg)
+
+
+def _liveness(part: Part, inst: Instance, answer: dict) -> InstanceScore:
+    from chipsim.passes.memory import liveness
+
+    graph, order = built(part.id, inst.id, inst.seed)
+    if answer.get("graph") != graph_fingerprint(graph):
+        return InstanceScore(inst.id, 0.0, tr("this answer is for a different graph"), invalid=True)
+    truth = {
+        (r.id, r.size, r.first, r.last) for r in liveness(graph, [graph.nodes[i] for i in order])
+    }
+    given = [tuple(row) for row in field(answer, "records", list)]
+    right = len(truth & set(given))
+    total = max(len(truth), len(given))
+    missing = sorted(truth - set(given))
+    msg = tr("{right} of {total} records right", right=right, total=len(truth))
+    if len(given) > len(truth):
+        msg += tr(", {n} extra", n=len(given) - len(truth))
+    if missing:
+        rid, size, first, last = missing[0]
+        msg += tr("; e.g. {tensor}: expected {record}", tensor=rid,
+                  record=_record_text(size, first, last))  # fmt: skip
+        yours = [row for row in given if str(row[0]) == rid]
+        if yours:
+            records = tr(" and ").join(_record_text(*row[1:4]) for row in yours[:2])
+            msg += tr(", yours {records}", records=records)
+        else:
+            msg += tr(", yours has no record {tensor}", tensor=rid)
+    return InstanceScore(inst.id, right / total if total else 0.0, msg)
+
+
+def _record_text(size: Any, first: Any, last: Any) -> str:
+    return tr("{size} B live [{first}, {last})", size=size, first=first, last=last)
+
+
+_CHECKS = {
+    "classify": _classify,
+    "fusion": _fusion,
+    "plan": _plan_kind,
+    "arena": _arena,
+    "first_fit": _first_fit,
+    "liveness": _liveness,
+}
+
+
+# -- helpers -------------------------------------------------------------------------------
+def _plan_from(answer: dict, records: list) -> Any:
+    """A validated MemoryPlan from an answer's offsets for exactly ``records``."""
+    from chipsim.errors import PlanError
+    from chipsim.passes.memory import MemoryPlan, validate_plan
+
+    if answer.get("records") != records_fingerprint(records):
+        raise PlanError("this plan is for different tensors than the instance's records")
+    offsets = answer.get("offsets")
+    if not isinstance(offsets, dict) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in offsets.values()
+    ):
+        raise PlanError('"offsets" must map each tensor id to an int')
+    return validate_plan(MemoryPlan(tuple(records), offsets, ALIGNMENT, "yours"))
+
+
+def random_inputs(graph: Any, seed: int = 0) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [(rng.standard_normal(v.shape) * 0.5).astype(v.dtype.numpy) for v in graph.inputs]
+
+
+def _mismatch(graph: Any, prog: Any) -> str:
+    """Empty when the program matches the reference interpreter on random inputs."""
+    from chipsim.ir import interpret
+
+    args = random_inputs(graph)
+    want = interpret(graph, *args)
+    got, _ = prog.run(*args)
+    for k, (w, g) in enumerate(zip(want, got, strict=True)):
+        # NaN/inf on random inputs (log of a negative) must match in place; scale from finite values
+        finite = np.abs(w[np.isfinite(w)])
+        scale = max(1.0, float(np.max(finite, initial=0.0)))
+        g = np.asarray(g, np.float64)
+        if not np.allclose(g, w, rtol=RTOL, atol=ATOL * scale, equal_nan=True):
+            return tr(
+                "output {k} differs from the reference interpreter on random inputs: "
+                "the answer is not numerically equivalent",
+                k=k,
+            )
+    return ""
+
+
+def _timed(
+    part: Part, inst: Instance, theirs: int, base: dict, unit: str, shown: tuple
+) -> InstanceScore:
+    ref, naive, simple = base["reference"], base["naive"], base.get("baseline")
+    frac = credit(theirs, ref, naive, baseline=simple, slack=part.slack)
+    numbers = {"theirs": int(theirs), "reference": int(ref), "naive": int(naive)}
+    if "lower_bound" in base:
+        numbers["lower_bound"] = int(base["lower_bound"])
+    if simple is not None:
+        numbers["baseline"] = int(simple)
+    unit = tr("cycles") if unit == "cycles" else tr("bytes")
+    if frac >= 1.0:
+        how = tr(
+            "at or below the reference: full credit ({theirs:,} <= {ref:,} {unit})",
+            theirs=theirs,
+            ref=ref,
+            unit=unit,
+        ) if theirs <= ref else tr(
+            "within {slack:.0%} of the reference: full credit", slack=part.slack
+        )  # fmt: skip
+    elif frac <= 0.0:
+        how = tr(
+            "no better than the naive baseline ({theirs:,} >= {naive:,} {unit})",
+            theirs=theirs,
+            naive=naive,
+            unit=unit,
+        )
+    else:
+        how = tr("{fraction:.1%} of the way from naive to the reference", fraction=frac)
+    extra = ""
+    if simple is not None:
+        extra += tr(", {name} {value:,} (earns {share:.0%})", name=part.baseline, value=simple,
+                    share=BASELINE_CREDIT)  # fmt: skip
+    if "lower_bound" in numbers:
+        extra += tr(", lower bound {bound:,}", bound=numbers["lower_bound"])
+    msg = tr(
+        "yours {theirs:,} {unit}, reference {ref:,}, naive {naive:,}{lb}: {how}",
+        theirs=theirs,
+        unit=unit,
+        ref=ref,
+        naive=naive,
+        lb=extra,
+        how=how,
+    )
+    if not math.isfinite(frac):
+        frac = 0.0
+    return InstanceScore(inst.id, frac, msg, numbers, shown)
+
+
+def slower_kernel(theirs: Any, reference: Any) -> str:
+    """Why a partition is slower than the reference's, in one sentence: its slowest kernel
+    that the reference does not have, how it is tiled, and the SRAM it had for its tiles."""
+    from chipsim.codegen.planning import plan_kernel
+
+    chip = _chip()
+    ref_groups = {frozenset(g) for g in reference.partition.groups}
+    mine = [
+        (stat.cycles, spec, group)
+        for spec, group, stat in zip(
+            theirs.kernels, theirs.partition.groups, theirs.report.kernels, strict=False
+        )
+        if frozenset(group) not in ref_groups
+    ]
+    if not mine:
+        return ""
+    cycles, spec, group = max(mine, key=lambda m: m[0])
+    kp = plan_kernel(spec, chip)
+    head = tr("Your kernel {name} ({n} ops) takes {cycles:,} cycles", name=spec.name,
+              n=len(group), cycles=cycles)  # fmt: skip
+    if kp.mode == "spill":
+        return head + tr(
+            ": not even one row of its tensors fits the SRAM, so its intermediates go to DRAM "
+            "and back ({bytes:,} B of DRAM scratch). Split it where a tensor is large.",
+            bytes=kp.scratch_bytes,
+        )
+    if kp.mode == "blocked":
+        return head + tr(": it runs as {tiles} blocks of its contraction.", tiles=kp.tiles)
+    ref_rows = [plan_kernel(k, chip).rows_per_tile for k in reference.kernels]
+    return head + tr(
+        ": its tiles hold everything its {n} ops touch, {bytes:,} B of SRAM for {rows} row(s) "
+        "at a time ({tiles} tiles), where the reference's kernels work on up to {ref_rows} rows "
+        "per tile. A kernel that keeps too much on chip gets thin tiles: fuse less there.",
+        n=len(group),
+        bytes=kp.sram_bytes,
+        rows=kp.rows_per_tile,
+        tiles=kp.tiles,
+        ref_rows=max(ref_rows, default=kp.rows_per_tile),
+    )

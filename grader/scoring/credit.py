@@ -1,0 +1,223 @@
+"""Scoring: the partial-credit formula and the per-instance checks behind it.
+
+Every timed instance is scored the same way (cycles, or arena bytes):
+
+    credit = clip((naive - theirs) / (naive - reference), 0, 1)
+
+full credit at or below the reference, none at or above the naive baseline, linear between.
+An open challenge names a simple *baseline* too (greedy by size in the memory challenge): it
+earns :data:`BASELINE_CREDIT`, and the line bends there (naive 0, baseline 0.5, reference 1),
+so the simple answer earns half and the rest is for going beyond it. A part may grant full
+credit within a *slack* of the reference (a fraction of it). An invalid answer (malformed,
+overlapping live tensors, a non-convex partition, wrong numbers, another graph) scores 0
+before any timing is looked at.
+
+A part's points come from the instances it *counts* (the hidden ones, when graded); the
+others (the visible ones) are scored and shown as a preview.
+
+Example:
+    >>> credit(theirs=150, reference=100, naive=200)
+    0.5
+    >>> credit(theirs=90, reference=100, naive=200), credit(theirs=250, reference=100, naive=200)
+    (1.0, 0.0)
+    >>> credit(theirs=150, reference=100, naive=200, baseline=150)  # the baseline earns half
+    0.5
+    >>> credit(theirs=125, reference=100, naive=200, baseline=150)
+    0.75
+    >>> points_for(0.3333, 2)
+    0.666
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from chipsim.i18n import ENGLISH, current_language, tr, use_language
+
+#: Points are rounded *down* to this many decimals, so a score never exceeds the cell's points.
+DECIMALS = 3
+#: The credit an open challenge's baseline (its simple answer) earns.
+BASELINE_CREDIT = 0.5
+
+
+def credit(
+    theirs: float,
+    reference: float,
+    naive: float,
+    *,
+    baseline: float | None = None,
+    slack: float = 0.0,
+) -> float:
+    """The fraction of credit for a result ``theirs`` (smaller is better), in [0, 1].
+
+    Full credit at or below ``reference * (1 + slack)``, none at or above ``naive``, linear
+    between; with a ``baseline`` strictly between the two, the line bends there at
+    :data:`BASELINE_CREDIT`. When the reference is no better than the naive baseline
+    (``naive <= reference``), the instance cannot separate answers: matching the reference
+    earns full credit, anything worse earns none.
+    """
+    full = reference * (1 + slack)
+    if theirs <= full:
+        return 1.0
+    if naive <= full:
+        return 0.0
+    if baseline is None or not full < baseline < naive:
+        return _clip((naive - theirs) / (naive - full))
+    if theirs >= baseline:
+        return BASELINE_CREDIT * _clip((naive - theirs) / (naive - baseline))
+    return BASELINE_CREDIT + (1 - BASELINE_CREDIT) * _clip((baseline - theirs) / (baseline - full))
+
+
+def _clip(x: float) -> float:
+    return min(1.0, max(0.0, x))
+
+
+def points_for(fraction: float, points: float) -> float:
+    """``points * fraction`` rounded down to :data:`DECIMALS` places and clipped to [0, points].
+
+    A plain Python float, as nbgrader's partial credit needs.
+    """
+    if not math.isfinite(fraction):
+        return 0.0
+    fraction = min(1.0, max(0.0, float(fraction)))
+    scale = 10**DECIMALS
+    value = math.floor(float(points) * fraction * scale + 1e-9) / scale
+    return float(min(float(points), max(0.0, value)))
+
+
+@dataclass(frozen=True, slots=True)
+class InstanceScore:
+    """The outcome of one instance of one part.
+
+    Attributes:
+        instance: the instance id.
+        fraction: credit in [0, 1].
+        message: one line saying why (the formula with numbers, or what was wrong).
+        numbers: the measured numbers (theirs, reference, naive, lower_bound) when timed.
+        picture: what to draw beside the reference's (``None`` for exact-answer parts).
+        invalid: the answer was invalid (malformed, for another graph, overlapping, not
+            convex, not numerically equivalent): the whole part then scores 0.
+        matches_reference: the answer is exactly the reference's (the same partition or the
+            same offsets), for the instructor's copy check.
+    """
+
+    instance: str
+    fraction: float
+    message: str
+    numbers: dict[str, int] = field(default_factory=dict)
+    picture: Any = field(default=None, compare=False, repr=False)
+    invalid: bool = False
+    matches_reference: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PartScore:
+    """All instances of one part, and the part's points.
+
+    ``language``: the language the messages were written in, and :meth:`explain` writes in
+    (the learner's, see :func:`grader.scoring.grade.score_answer`).
+    """
+
+    part: str
+    points: float
+    instances: tuple[InstanceScore, ...]
+    notes: tuple[str, ...] = ()
+    language: str = field(default_factory=lambda: feedback_language())
+    counted: tuple[str, ...] | None = None
+
+    def counted_scores(self) -> tuple[InstanceScore, ...]:
+        """The instances the points come from (all of them when ``counted`` is None)."""
+        if self.counted is None:
+            return self.instances
+        return tuple(s for s in self.instances if s.instance in self.counted)
+
+    def preview_scores(self) -> tuple[InstanceScore, ...]:
+        """The instances scored only to show (the visible ones, when graded)."""
+        return tuple(s for s in self.instances if s not in self.counted_scores())
+
+    @property
+    def fraction(self) -> float:
+        """Mean credit over the counted instances (each weighs the same); 0 if any counted
+        answer was invalid — a pass that returns an invalid answer for one graph is not a
+        working pass."""
+        return mean_credit(self.counted_scores())
+
+    @property
+    def preview(self) -> float:
+        """Points the preview instances alone would earn (what the test cell showed)."""
+        return points_for(mean_credit(self.preview_scores()), self.points)
+
+    @property
+    def score(self) -> float:
+        """Points earned: a plain float, rounded down, never above :attr:`points`."""
+        return points_for(self.fraction, self.points)
+
+    def explain(self) -> str:
+        """The text shown in the graded cell and in the feedback, in :attr:`language`."""
+        with use_language(self.language):
+            return self._explain()
+
+    def _explain(self) -> str:
+        lines = [tr("Part {part}: {score} / {points} points", part=self.part,
+                    score=show_points(self.score), points=show_points(self.points))]  # fmt: skip
+        lines += [f"  {note}" for note in self.notes]
+        counted, preview = self.counted_scores(), self.preview_scores()
+        if any(s.invalid for s in counted):
+            lines.append(
+                "  " + tr("An answer below is invalid, so the whole part scores 0: fix that first.")
+            )
+        if preview:
+            lines.append("  " + tr("Graded on {n} hidden instances, drawn for this submission:",
+                                   n=len(counted)))  # fmt: skip
+        lines += [f"  - {_line(s)}" for s in counted]
+        if preview:
+            lines.append("  " + tr("Visible instances (practice, not counted): {points} points "
+                                   "there, as your test cell showed:",
+                                   points=show_points(self.preview)))  # fmt: skip
+            lines += [f"  - {_line(s)}" for s in preview]
+        if any(s.numbers for s in self.instances):
+            lines.append("  " + tr("credit = clip((naive - theirs) / (naive - reference), 0, 1)"))
+        if any("lower_bound" in s.numbers for s in self.instances):
+            lines.append(
+                "  " + tr("lower bound = peak live bytes: no plan can have a smaller arena")
+            )
+        return "\n".join(lines)
+
+
+def _line(s: InstanceScore) -> str:
+    return tr("{instance}: {fraction:.1%} credit. {message}", instance=s.instance,
+              fraction=s.fraction, message=s.message)  # fmt: skip
+
+
+def mean_credit(scores: tuple[InstanceScore, ...]) -> float:
+    """Mean credit of ``scores``; 0 when there are none or one of them is invalid."""
+    if not scores or any(s.invalid for s in scores):
+        return 0.0
+    return sum(s.fraction for s in scores) / len(scores)
+
+
+def show_points(points: float) -> str:
+    """Points as the grade has them: up to :data:`DECIMALS` decimals, never rounded up
+    (3.499 stays 3.499; 4.0 is 4).
+
+    Example:
+        >>> show_points(3.499), show_points(4.0), show_points(0.5)
+        ('3.499', '4', '0.5')
+    """
+    text = f"{points_for(1.0, points) if points >= 0 else 0.0:.{DECIMALS}f}"
+    return text.rstrip("0").rstrip(".")
+
+
+def feedback_language() -> str:
+    """The language of feedback written now; English when ``CHIPSIM_LANG`` names none."""
+    try:
+        return current_language()
+    except ValueError:
+        return ENGLISH
+
+
+def zero(part: str, points: float, why: str, instances: tuple[str, ...]) -> PartScore:
+    """A part scored 0 on every instance for one reason (no answer, tampering, ...)."""
+    return PartScore(part, points, tuple(InstanceScore(i, 0.0, why) for i in instances))

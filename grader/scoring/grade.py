@@ -1,0 +1,80 @@
+"""Score an answer document for one part: every required instance, from pristine data.
+
+Used in two places with the same code: the grader's rescoring preprocessor (the score that
+counts) and :func:`~grader.submit.submit` in the kernel (a provisional score for
+self-checking only).
+
+Example:
+    >>> from grader.problems.parts import get_part
+    >>> from grader.scoring.answer import encode
+    >>> s = score_answer(get_part("fusion_chains"), encode("fusion_chains", {}), points=3)
+    >>> s.score, len(s.instances)
+    (0.0, 8)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from chipsim.i18n import normalize, tr, use_language
+from grader.problems.parts import Part
+from grader.scoring.answer import decode
+from grader.scoring.checks import score_instance
+from grader.scoring.credit import PartScore, feedback_language, zero
+
+
+def answer_language(doc: Any) -> str:
+    """The learner's language, as their kernel recorded it in the answer (``"language"``).
+
+    The document is the learner's data: anything that is not a language chipsim speaks gives
+    the grader's own language (``CHIPSIM_LANG``, else English) instead of an error.
+    """
+    chosen = doc.get("language") if isinstance(doc, dict) else None
+    if isinstance(chosen, str) and len(chosen) <= 32:
+        try:
+            return normalize(chosen)
+        except ValueError:
+            pass
+    return feedback_language()
+
+
+def score_answer(
+    part: Part,
+    doc: Any,
+    *,
+    points: float,
+    required: Sequence[str] | None = None,
+    counted: Sequence[str] | None = None,
+) -> PartScore:
+    """Score ``doc`` (an answer document) for ``part``, worth ``points``.
+
+    Args:
+        part: the pristine part definition (the grader's: hidden instances bound).
+        doc: the answer document (parsed JSON or text); only its data is used.
+        points: the test cell's points.
+        required: the instance ids scored (default: all of the part's, hidden included).
+            A required instance without an answer scores 0.
+        counted: those of ``required`` the points come from (default: all of them); the
+            others are scored as a preview (the grader counts the hidden instances and shows
+            the visible ones).
+
+    The messages are written in the language the learner's kernel recorded in ``doc``
+    (:func:`answer_language`); the points do not depend on it.
+    """
+    ids = tuple(required) if required is not None else tuple(i.id for i in part.instances)
+    count = tuple(counted) if counted is not None else None
+    try:
+        doc = decode(doc)
+    except Exception as exc:  # any malformed document is simply a wrong answer
+        with use_language(answer_language(None)):
+            why = tr("malformed answer: {error}", error=exc)
+            return replace(zero(part.id, points, why, ids), counted=count)
+    with use_language(answer_language(doc)) as language:
+        if doc["part"] != part.id:
+            why = tr("the answer is for part {part!r}", part=doc["part"])
+            return replace(zero(part.id, points, why, ids), counted=count)
+        answers = doc["answers"]
+        scores = tuple(score_instance(part, part.instance(i), answers.get(i)) for i in ids)
+        return PartScore(part.id, float(points), scores, language=language, counted=count)

@@ -1,0 +1,214 @@
+"""The kernel side of grading: run the learner's function, hand back the answer.
+
+A test cell ends with ``submit(part_id, fn, ...)``. It runs ``fn`` on each instance of the
+part, serialises what came back (:mod:`grader.scoring.answer`), and returns an
+:class:`Answer`, which a notebook shows as the answer data (MIME type
+:data:`~grader.scoring.answer.MIME`) plus a *provisional* score on the visible instances for
+self-checking. The provisional score is never trusted: the autograder recomputes every score
+outside the kernel, and counts the hidden instances it drew for the submission.
+
+What the test cell shows is what the grader does on the same instances: the learner's
+functions run with the assignment's reference implementations withheld, exactly as in the
+grading view (:func:`grader.sandbox.view.withheld`), so an answer that leans on one scores
+0 here with the grader's message, not only later.
+
+Example:
+    >>> from chipsim.passes.fusion import Partition
+    >>> a = submit("fusion_chains", lambda g, chip: Partition([[0]]), score=False)
+    >>> sorted(a.doc["answers"])
+    ['chains_a', 'chains_b']
+"""
+
+from __future__ import annotations
+
+import io
+import operator
+import os
+import traceback
+from collections.abc import Callable
+from contextlib import redirect_stderr
+from typing import Any
+
+from chipsim.i18n import tr
+from grader.problems.data import hidden_problems
+from grader.problems.parts import ALIGNMENT, CHIP, Part, get_part
+from grader.sandbox.view import withheld
+from grader.scoring.answer import MIME, encode, graph_fingerprint, records_fingerprint
+from grader.scoring.credit import feedback_language, show_points
+
+
+class NotFullCredit(AssertionError):
+    """Raised by :func:`submit` under ``nbgrader validate`` when a part is not fully solved.
+
+    nbgrader's Validate reads a test cell without an error as full credit, so a blank or
+    broken part would "pass". Under Validate (only there: the autograder's own copy of the
+    cell never raises, so partial credit still counts at grading time) an answer below full
+    marks on the visible instances becomes this error, whose message is the score's
+    explanation.
+    """
+
+
+class Answer:
+    """What a test cell returns: the answer document, and a provisional score to look at."""
+
+    def __init__(self, part: Part, doc: dict[str, Any], provisional: Any = None) -> None:
+        self.part, self.doc, self.provisional = part, doc, provisional
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        if _validating() and self.provisional is not None:
+            # nbgrader's Validate reads a test cell's result as its points: give it the number
+            return {MIME: self.doc, "text/plain": repr(float(self.provisional.score))}
+        return {MIME: self.doc, "text/plain": self.text()}
+
+    def text(self) -> str:
+        n = len(self.doc["answers"])
+        lines = [tr("Answer for part {part} ({n} instance(s)).", part=self.part.id, n=n)]
+        if self.provisional is not None:
+            lines.append(
+                tr(
+                    "Provisional score on the visible instances ({points} of {total} points). "
+                    "The grade is computed by the grader, the same way, on hidden instances "
+                    "it draws for your submission:",
+                    points=show_points(self.provisional.score),
+                    total=show_points(self.provisional.points),
+                )  # fmt: skip
+            )
+            lines.append(self.provisional.explain())
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return self.text()
+
+
+def instances(part_id: str, *, hidden: bool = False) -> dict[str, Any]:
+    """The visible instances of a part (graphs or usage records), to explore in a notebook.
+
+    ``hidden=True`` adds the hidden ones, which exist only while the notebook is graded (the
+    grader hands the kernel their data)."""
+    return {iid: problem for iid, (_kind, problem) in _problems(get_part(part_id), hidden).items()}
+
+
+def _problems(part: Part, hidden: bool) -> dict[str, tuple[str, Any]]:
+    """``{instance id: (kind, problem)}``: the visible instances, then the hidden ones."""
+    found = {i.id: (i.kind, i.build()) for i in part.visible()}
+    if hidden:
+        found.update(hidden_problems(part.id))
+    return found
+
+
+def submit(
+    part_id: str, *fns: Callable[..., Any], hidden: bool = False, score: bool | None = None
+) -> Answer:
+    """Run the learner's function(s) on the part's instances; return the :class:`Answer`.
+
+    Args:
+        part_id: the part (the test cell's grade id), e.g. ``"fusion_chains"``.
+        *fns: the learner's function(s), as listed in the part's ``functions``.
+        hidden: include the hidden instances (only the autograder's test cells do).
+        score: compute the provisional score for self-checking. By default it is computed
+            except under ``nbgrader autograde`` (which sets ``NBGRADER_EXECUTION``), where
+            the grader computes the real score anyway.
+    """
+    part = get_part(part_id)
+    if len(fns) != len(part.functions):
+        raise TypeError(f"part {part_id!r} takes {len(part.functions)} function(s): "
+                        f"{', '.join(part.functions)}")  # fmt: skip
+    problems = _problems(part, hidden)
+    with withheld(part.assignment):  # as in the grading view: the reference passes raise
+        answers = {iid: _answer_one(iid, kind, obj, fns) for iid, (kind, obj) in problems.items()}
+    doc = encode(part.id, answers, language=feedback_language())
+    if score is None:
+        score = os.environ.get("NBGRADER_EXECUTION") != "autograde"
+    provisional = None
+    if score:
+        from grader.scoring.grade import score_answer
+
+        visible = [i.id for i in part.visible()]
+        provisional = score_answer(part, doc, points=part.points, required=visible)
+        if _validating() and provisional.score < provisional.points:
+            raise NotFullCredit(
+                tr(
+                    "not there yet: {score} of {points} points on the visible instances.",
+                    score=show_points(provisional.score),
+                    points=show_points(provisional.points),
+                )  # fmt: skip
+                + "\n"
+                + provisional.explain()
+            )
+    return Answer(part, doc, provisional)
+
+
+def _validating() -> bool:
+    """Is this kernel run by ``nbgrader validate`` (the command or the Validate button)?"""
+    return os.environ.get("NBGRADER_EXECUTION") == "validate"
+
+
+def _answer_one(
+    instance: str, kind: str, obj: Any, fns: tuple[Callable[..., Any], ...]
+) -> dict[str, Any]:
+    try:
+        # A learner's warning is not a wrong answer: keep it off the graded cell's stderr.
+        with redirect_stderr(io.StringIO()):
+            return _RUNNERS[kind](obj, fns)
+    except Exception as exc:  # the learner's code may raise anything: it is recorded, not fatal
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        at = tr("(line {line} of {function})", line=where.lineno, function=where.name)
+        msg = f"{type(exc).__name__}: {exc} {at}"
+        print(f"{instance}: {msg}")
+        return {"error": msg}
+
+
+def _classify(items: dict, fns: tuple) -> dict:
+    from chipsim.ir.ops import Pattern
+
+    pattern_of, may_fuse = fns
+    patterns = {op: str(pattern_of(op)) for op in items["ops"]}
+    pairs = [
+        [p, c, bool(may_fuse(Pattern[p.upper()], Pattern[c.upper()]))] for p, c in items["pairs"]
+    ]
+    return {"patterns": patterns, "may_fuse": pairs}
+
+
+def _fusion(graph: Any, fns: tuple) -> dict:
+    from chipsim.hw import get_chip
+    from chipsim.passes.fusion import Partition
+
+    partition = fns[0](graph, get_chip(CHIP))
+    if not isinstance(partition, Partition):
+        raise TypeError(f"the fusion pass returned {type(partition).__name__}, not a Partition")
+    return {
+        "graph": graph_fingerprint(graph),
+        "groups": [[operator.index(i) for i in g] for g in partition.groups],
+    }
+
+
+def _liveness(problem: tuple, fns: tuple) -> dict:
+    graph, order = problem
+    records = fns[0](graph, [graph.nodes[i] for i in order])
+    rows = [[str(r.id), *(operator.index(x) for x in (r.size, r.first, r.last))] for r in records]
+    return {"graph": graph_fingerprint(graph), "records": rows}
+
+
+def _offsets(records: list, fns: tuple) -> dict:
+    plan = fns[0](list(records), alignment=ALIGNMENT)
+    offsets = plan.offsets if hasattr(plan, "offsets") else plan
+    if not isinstance(offsets, dict):
+        raise TypeError(f"the planner returned {type(plan).__name__}; return a MemoryPlan")
+    clean = {str(k): operator.index(v) for k, v in offsets.items()}  # ints only, JSON-safe
+    return {"records": records_fingerprint(records), "offsets": clean}
+
+
+def _plan(graph: Any, fns: tuple) -> dict:
+    from grader.scoring.checks import plan_records
+
+    return _offsets(plan_records(graph), fns)
+
+
+_RUNNERS = {
+    "classify": _classify,
+    "fusion": _fusion,
+    "liveness": _liveness,
+    "first_fit": _offsets,
+    "arena": _offsets,
+    "plan": _plan,
+}
