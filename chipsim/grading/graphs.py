@@ -156,7 +156,7 @@ DENSE_STRATA = ((128, 96, 192), (192, 128, 384), (256, 128, 1024), (128, 160, 15
 TRANSFORMER_STRATA = ((32, 64), (64, 96), (96, 128), (128, 160))  # (d, seq)
 CNN_STRATA = ((2, 16), (3, 12), (3, 16), (4, 8))  # (layers, image size)
 SCRATCHPAD_STRATA = ((64, 160), (96, 128), (96, 160), (128, 192))  # (d, seq)
-TIGHT_STRATA = (48, 56, 64, 72)  # buffers
+TIGHT_STRATA = (40, 48, 56, 64)  # buffers
 
 
 def chain_variant(seed: int, stratum: int | None = None) -> Graph:
