@@ -7,9 +7,11 @@ with XLA through JAX — and lines the two partitions up node by node:
 * an XLA **kernel** is a working instruction of the optimised HLO's entry
   (:meth:`~chipsim.xla.hlo.HloModule.kernels`); the graph nodes it holds are read from the
   ``cs<i>_<op>`` scopes in its metadata (:mod:`chipsim.xla.bridge`). XLA drops the metadata
-  of a few instructions it rewrites (a matrix-vector ``dot`` is one); a contraction kernel
-  left without a node is given the first contraction node of the same output size that no
-  kernel holds yet.
+  of a few instructions it rewrites, so two rules fill the gaps: a contraction kernel left
+  without any node gets the first contraction node of its output size that no kernel holds
+  (jax 0.10's matrix-vector ``dot``), and a computing node that no metadata names joins the
+  kernel of its consumer, else of its producer (jax 0.4's oneDNN matmul, named after the
+  bias add fused into it).
 
 A graph node may be in no XLA kernel (a ``reshape`` XLA turned into a ``bitcast``: free), in
 one, or in several (XLA splits a ``layernorm`` into its reductions, and recomputes a cheap
