@@ -25,6 +25,7 @@ import numpy as np
 
 from chipsim.errors import ExecutionError
 from chipsim.hw.chip import Chip
+from chipsim.hw.isa import Instr
 from chipsim.ir.graph import Graph, Value
 from chipsim.runtime.device import ChipBuffer, ChipDevice
 from chipsim.runtime.report import Report
@@ -55,6 +56,7 @@ def run_eager(
     *arrays: Any,
     chip: str | Chip | ChipDevice = "edge-npu",
     functional: bool = True,
+    synchronous: bool = False,
 ) -> EagerRun:
     """Run ``graph`` node by node on an eager device (one kernel per op).
 
@@ -67,6 +69,9 @@ def run_eager(
             ``functional``: pass ``np.zeros`` of the right shape).
         chip: a preset name, a :class:`Chip`, or an existing :class:`ChipDevice` to reuse.
         functional: compute values; ``False`` only measures time and memory.
+        synchronous: the host waits for every kernel before it launches the next, as a
+            CPU running numpy does (the host *is* the chip); the host calibration
+            (:mod:`chipsim.calibration.host`) simulates numpy calls this way.
 
     Raises:
         ExecutionError: the number of arrays does not match the graph's inputs.
@@ -83,6 +88,8 @@ def run_eager(
     keep = set(graph.outputs)
     for i, node in enumerate(graph.nodes):
         env[node.output] = dev.run(node, [env[v] for v in node.inputs])
+        if synchronous:
+            dev.sim.run([Instr("sync", "host", label="synchronize")])
         for v in dict.fromkeys(node.inputs):  # each input once, in order
             if last[v] == i and v not in keep:
                 dev.release(env.pop(v), v.type)

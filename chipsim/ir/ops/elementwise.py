@@ -151,9 +151,10 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
-    # tanh approximation, as in GPT-2
+    # tanh approximation, as in GPT-2. x * x * x, not x**3: numpy computes a power through
+    # its general pow routine, about twenty times slower than two multiplications.
     c = np.asarray(np.sqrt(2.0 / np.pi), dtype=x.dtype)
-    return 0.5 * x * (1.0 + np.tanh(c * (x + np.asarray(0.044715, x.dtype) * x**3)))
+    return 0.5 * x * (1.0 + np.tanh(c * (x + np.asarray(0.044715, x.dtype) * (x * x * x))))
 
 
 # name, numpy function, FLOPs per element, float inputs only, doc, SIMD slots per element
