@@ -25,7 +25,7 @@ import numpy as np
 import chipsim as cs
 from chipsim.calibration.host import calibrate_host
 from chipsim.calibration.host_timing import machine_description, measure_host
-from chipsim.grading.graphs import cnn_graph
+from chipsim.workloads.blocks import cnn_graph
 from chipsim.workloads.eager import run_eager
 from chipsim.workloads.mlp import mlp_forward, mlp_params
 from chipsim.xla import compare_fusion, compile_xla, load_jax, parse_hlo, to_jax

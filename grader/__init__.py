@@ -32,7 +32,7 @@ from grader.problems.parts import ASSIGNMENTS, CHIP, PARTS, Instance, Part, get_
 from grader.scoring.answer import MIME, decode, encode
 from grader.scoring.credit import InstanceScore, PartScore, credit, points_for
 from grader.scoring.grade import score_answer
-from grader.submit import Answer, instances, submit
+from grader.notebook import Answer, instances, submit
 
 __all__ = [
     "ASSIGNMENTS",

@@ -1,7 +1,7 @@
 """Score an answer document for one part: every required instance, from pristine data.
 
 Used in two places with the same code: the grader's rescoring preprocessor (the score that
-counts) and :func:`~grader.submit.submit` in the kernel (a provisional score for
+counts) and :func:`~grader.notebook.submit` in the kernel (a provisional score for
 self-checking only).
 
 Example:

@@ -35,7 +35,7 @@ from grader.problems.parts import PARTS, Part
 from grader.sandbox.view import withheld
 from grader.scoring.answer import encode
 from grader.scoring.grade import score_answer
-from grader.submit import _answer_one
+from grader.notebook import _answer_one
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -67,7 +67,7 @@ def feedback_html(assignment: str) -> str:
     from grader import PARTS, score_answer
     from grader.course.rescore import _rewrite
     from grader.scoring.answer import encode
-    from grader.submit import _RUNNERS
+    from grader.notebook import _RUNNERS
 
     part_id, fn = _answers()[assignment]
     part = PARTS[part_id]

@@ -53,7 +53,7 @@ def my_fusion(graph, chip):  # no fusion at all: as slow as the naive baseline
 PATCH_REFERENCE = (
     "\nchipsim.passes.fusion.fuse_elementwise_chains = fuse_chains  # patch the reference\n"
 )
-PATCH_GRADING = "\nchipsim.grading.score_answer = lambda *a, **k: 3.0  # patch the grader\n"
+PATCH_GRADING = "\nimport grader\ngrader.score_answer = lambda *a, **k: 3.0  # patch the grader\n"
 
 GETATTR_REF = """
 import chipsim
@@ -503,7 +503,7 @@ def _hidden_table() -> str:
     from chipsim.passes.fusion import fuse_elementwise_chains
     from grader.problems.families import chain_variant
     from grader.scoring.answer import graph_fingerprint
-    from grader.submit import instances
+    from grader.notebook import instances
 
     graphs = [*instances("fusion_chains").values(), *(chain_variant(s) for s in range(40))]
     table = {graph_fingerprint(g): [list(x) for x in fuse_elementwise_chains(g).groups]
@@ -519,7 +519,7 @@ def _hidden_table() -> str:
 def _hardcoded_chains() -> str:
     """my_fusion returning the best reference groups of the visible instances, by graph name."""
     from grader.scoring.checks import baseline
-    from grader.submit import instances
+    from grader.notebook import instances
 
     answers = {}
     for iid, graph in instances("fusion_challenge").items():

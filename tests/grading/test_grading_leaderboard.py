@@ -17,7 +17,7 @@ from grader.course.rescore import RescoreAnswers
 from grader.feedback.leaderboard import collect, look_alikes, measured, spreadsheet_safe, write
 from grader.problems.hidden import seeds_for
 from grader.scoring.answer import MIME, encode
-from grader.submit import _RUNNERS
+from grader.notebook import _RUNNERS
 
 PART = PARTS["fusion_challenge"]
 SECRET = b"the leaderboard test secret, 32+ bytes"

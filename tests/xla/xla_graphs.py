@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import chipsim as cs
-from chipsim.grading.graphs import cnn_graph
+from chipsim.workloads.blocks import cnn_graph
 
 
 def fixture_graphs() -> dict[str, cs.Graph]:
