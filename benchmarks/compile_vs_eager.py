@@ -18,8 +18,8 @@ import numpy as np
 from sim_gpt2_block import gpt2_block  # the GPT-2-small block builder (weights are inputs)
 
 import chipsim as cs
-from chipsim.workloads.blocks import cnn_graph
 from chipsim.ir import Graph, GraphBuilder, f32
+from chipsim.workloads.blocks import cnn_graph
 from chipsim.workloads.eager import run_eager
 from chipsim.workloads.mlp import mlp_forward, mlp_params
 

@@ -24,9 +24,9 @@ import platform
 import statistics
 import time
 
+from chipsim.ir import Pattern
 from grader.problems.parts import PARTS
 from grader.scoring.spread import ROOT, model_functions, notebook_namespace, spread
-from chipsim.ir import Pattern
 
 
 def middling_functions() -> dict:

@@ -28,11 +28,11 @@ Example:
     0.0
 """
 
+from grader.notebook import Answer, instances, submit
 from grader.problems.parts import ASSIGNMENTS, CHIP, PARTS, Instance, Part, get_part
 from grader.scoring.answer import MIME, decode, encode
 from grader.scoring.credit import InstanceScore, PartScore, credit, points_for
 from grader.scoring.grade import score_answer
-from grader.notebook import Answer, instances, submit
 
 __all__ = [
     "ASSIGNMENTS",

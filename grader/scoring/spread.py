@@ -30,12 +30,12 @@ from typing import Any
 
 import nbformat
 
+from grader.notebook import _answer_one
 from grader.problems.hidden import seeds_for
 from grader.problems.parts import PARTS, Part
 from grader.sandbox.view import withheld
 from grader.scoring.answer import encode
 from grader.scoring.grade import score_answer
-from grader.notebook import _answer_one
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -66,8 +66,8 @@ def feedback_html(assignment: str) -> str:
 
     from grader import PARTS, score_answer
     from grader.course.rescore import _rewrite
-    from grader.scoring.answer import encode
     from grader.notebook import _RUNNERS
+    from grader.scoring.answer import encode
 
     part_id, fn = _answers()[assignment]
     part = PARTS[part_id]

@@ -501,9 +501,9 @@ def _hidden_table() -> str:
     """fuse_chains answering from a table of the reference's partitions: the visible instance
     and the hidden family at 40 guessed seeds (all the package alone can produce)."""
     from chipsim.passes.fusion import fuse_elementwise_chains
+    from grader.notebook import instances
     from grader.problems.families import chain_variant
     from grader.scoring.answer import graph_fingerprint
-    from grader.notebook import instances
 
     graphs = [*instances("fusion_chains").values(), *(chain_variant(s) for s in range(40))]
     table = {graph_fingerprint(g): [list(x) for x in fuse_elementwise_chains(g).groups]
@@ -518,8 +518,8 @@ def _hidden_table() -> str:
 
 def _hardcoded_chains() -> str:
     """my_fusion returning the best reference groups of the visible instances, by graph name."""
-    from grader.scoring.checks import baseline
     from grader.notebook import instances
+    from grader.scoring.checks import baseline
 
     answers = {}
     for iid, graph in instances("fusion_challenge").items():

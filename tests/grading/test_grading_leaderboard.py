@@ -15,9 +15,9 @@ from chipsim.passes.memory.planners import greedy_by_size
 from grader import PARTS, score_answer
 from grader.course.rescore import RescoreAnswers
 from grader.feedback.leaderboard import collect, look_alikes, measured, spreadsheet_safe, write
+from grader.notebook import _RUNNERS
 from grader.problems.hidden import seeds_for
 from grader.scoring.answer import MIME, encode
-from grader.notebook import _RUNNERS
 
 PART = PARTS["fusion_challenge"]
 SECRET = b"the leaderboard test secret, 32+ bytes"

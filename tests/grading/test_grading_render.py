@@ -12,8 +12,8 @@ from grader.feedback.render import figure
 
 @pytest.fixture(scope="module")
 def transformer_picture():
-    from grader.scoring.answer import encode
     from grader.notebook import _RUNNERS
+    from grader.scoring.answer import encode
 
     part = PARTS["fusion_challenge"]
     visible = [i.id for i in part.instances if not i.hidden]

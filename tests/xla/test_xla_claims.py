@@ -11,8 +11,8 @@ import pytest
 from xla_graphs import fixture_graphs
 
 import chipsim as cs
-from chipsim.workloads.blocks import transformer_graph
 from chipsim.ir.ops import Pattern, get_op
+from chipsim.workloads.blocks import transformer_graph
 from chipsim.workloads.mlp import mlp_forward, mlp_params
 from chipsim.xla import compare_fusion, compile_xla, load_jax, parse_hlo, to_jax
 from chipsim.xla.timing import numpy_eager
