@@ -1,11 +1,13 @@
 """Make the Chinese font the course ships: a subset of Noto Sans CJK SC (SIL OFL 1.1).
 
-    python locales/cjk_font.py build NotoSansCJK-Regular.ttc   write chipsim/viz/fonts/...otf
+    python locales/cjk_font.py build NotoSansCJK-Regular.ttc NotoSansCJK-Bold.ttc
+                                                               write chipsim/viz/fonts/*.otf
     python locales/cjk_font.py check                           characters the font lacks
 
 The book's Chinese edition and chipsim's figures must draw Chinese on a machine that has no
 system CJK font (only Python, ``venv`` and ``make``). A whole Noto Sans CJK font is 16 MB; the
-course ships the characters it can draw instead, about 1 MB:
+course ships the characters it can draw instead, about 1 MB per weight (regular, and bold for
+figure titles):
 
 * every character of the Chinese catalogues (``chipsim/locales/zh_CN/.../chipsim.po``, the text
   code draws, and ``locales/zh_CN/**/*.po``, the book's pages), so nothing the course shows is
@@ -14,7 +16,7 @@ course ships the characters it can draw instead, about 1 MB:
   that a learner's own figure labels draw too;
 * ASCII, Latin-1, general and CJK punctuation, full-width forms.
 
-The source is ``NotoSansCJK-Regular.ttc`` of Debian's ``fonts-noto-cjk`` (``apt-get download
+The sources are ``NotoSansCJK-Regular.ttc`` and ``-Bold.ttc`` of Debian's ``fonts-noto-cjk`` (``apt-get download
 fonts-noto-cjk``, then ``dpkg-deb -x``) or of the Noto CJK release; its face "Noto Sans CJK SC"
 is used. The subset is renamed (:data:`FAMILY`): the OFL asks that a modified font not pass for
 the original, and a learner's full system Noto keeps its own name beside it. ``make test`` fails
@@ -32,6 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 FONT_DIR = ROOT / "chipsim" / "viz" / "fonts"
 FONT_FILE = FONT_DIR / "ChipsimCJKSans-Regular.otf"
+WEIGHTS = ("Regular", "Bold")  # the faces shipped, as the source fonts name their style
 FAMILY = "Chipsim CJK Sans"
 SOURCE_FACE = "Noto Sans CJK SC"
 #: How many of the most frequent hanzi (jieba's dictionary, weighted by word frequency) to keep.
@@ -83,16 +86,25 @@ def wanted() -> set[str]:
     return chars | set(common_hanzi()) | catalogue_characters()
 
 
-def missing(font: Path = FONT_FILE) -> list[str]:
-    """Catalogue characters that ``font`` cannot draw (sorted)."""
+def font_file(weight: str) -> Path:
+    """The shipped file of one weight."""
+    return FONT_DIR / f"{FAMILY.replace(' ', '')}-{weight}.otf"
+
+
+def missing() -> list[str]:
+    """Catalogue characters that a shipped font cannot draw (sorted)."""
     from fontTools.ttLib import TTFont
 
-    cmap = TTFont(font, lazy=True).getBestCmap()
-    return sorted(c for c in catalogue_characters() if ord(c) not in cmap)
+    lacking: set[str] = set()
+    for weight in WEIGHTS:
+        cmap = TTFont(font_file(weight), lazy=True).getBestCmap()
+        lacking |= {c for c in catalogue_characters() if ord(c) not in cmap}
+    return sorted(lacking)
 
 
-def build(source: Path, out: Path = FONT_FILE) -> Path:
-    """Subset face ``SOURCE_FACE`` of ``source`` to :func:`wanted` and write it to ``out``."""
+def build(source: Path) -> Path:
+    """Subset face ``SOURCE_FACE`` of ``source`` to :func:`wanted`; write it beside chipsim's
+    fonts under the name of its weight (the source's style: Regular or Bold)."""
     from fontTools import subset
     from fontTools.ttLib import TTCollection, TTFont
 
@@ -111,18 +123,23 @@ def build(source: Path, out: Path = FONT_FILE) -> Path:
     subsetter = subset.Subsetter(options)
     subsetter.populate(unicodes=[ord(c) for c in wanted()])
     subsetter.subset(font)
-    _rename(font)
+    weight = font["name"].getDebugName(2)
+    if weight not in WEIGHTS:
+        raise SystemExit(f"{source}: style {weight!r}; the course ships {', '.join(WEIGHTS)}")
+    _rename(font, weight)
+    out = font_file(weight)
     out.parent.mkdir(parents=True, exist_ok=True)
     font.recalcTimestamp = False  # the same source gives the same bytes
     font.save(out)
     return out
 
 
-def _rename(font) -> None:
+def _rename(font, weight: str) -> None:
     """Give the subset its own family name (OFL: a modified font must not pass as the original)."""
-    postscript = FAMILY.replace(" ", "") + "-Regular"
-    names = {1: FAMILY, 3: f"{postscript};subset of {SOURCE_FACE}", 4: f"{FAMILY} Regular",
-             6: postscript, 16: FAMILY, 17: "Regular"}  # fmt: skip
+    postscript = f"{FAMILY.replace(' ', '')}-{weight}"
+    full = f"{FAMILY} {weight}"
+    names = {1: FAMILY, 2: weight, 3: f"{postscript};subset of {SOURCE_FACE}", 4: full,
+             6: postscript, 16: FAMILY, 17: weight}  # fmt: skip
     table = font["name"]
     for record in list(table.names):
         if record.nameID in (16, 17):
@@ -136,25 +153,26 @@ def _rename(font) -> None:
         cff = font["CFF "].cff
         cff.fontNames = [postscript]
         top = cff.topDictIndex[0]
-        top.FullName, top.FamilyName = f"{FAMILY} Regular", FAMILY
+        top.FullName, top.FamilyName = full, FAMILY
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     sub = parser.add_subparsers(dest="command", required=True)
     make = sub.add_parser("build", help="subset a Noto Sans CJK font into chipsim/viz/fonts")
-    make.add_argument("source", type=Path, help="NotoSansCJK-Regular.ttc (or NotoSansCJKsc-*.otf)")
+    make.add_argument("sources", type=Path, nargs="+", help="NotoSansCJK-{Regular,Bold}.ttc")
     sub.add_parser("check", help="list catalogue characters the shipped font lacks")
     args = parser.parse_args(argv)
     if args.command == "build":
-        out = build(args.source)
-        print(f"{out.relative_to(ROOT)}: {out.stat().st_size:,} bytes")
+        for source in args.sources:
+            out = build(source)
+            print(f"{out.relative_to(ROOT)}: {out.stat().st_size:,} bytes")
         return 0
     lacking = missing()
     if lacking:
-        print(f"{FONT_FILE.name} lacks {len(lacking)}: {''.join(lacking)}")
+        print(f"the shipped fonts lack {len(lacking)}: {''.join(lacking)}")
         return 1
-    print(f"{FONT_FILE.name} draws every character of the Chinese catalogues")
+    print("the shipped fonts draw every character of the Chinese catalogues")
     return 0
 
 

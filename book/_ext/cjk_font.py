@@ -21,7 +21,7 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
-from chipsim.viz.fonts import FAMILY, FONT_FILE
+from chipsim.viz.fonts import BOLD_FILE, FAMILY, FONT_FILE
 
 CSS_NAME = "chipsim-cjk.css"
 #: The system CJK fonts preferred to the shipped one in prose (their full font sets).
@@ -32,12 +32,18 @@ MONO_COLUMN_EM = 0.6
 
 def css() -> str:
     """The stylesheet: two faces from one file, appended to the theme's font lists."""
-    url = f"fonts/{FONT_FILE.name}"
+    url, bold = f"fonts/{FONT_FILE.name}", f"fonts/{BOLD_FILE.name}"
     scale = f"{2 * MONO_COLUMN_EM * 100:.1f}%"  # a CJK glyph is 1 em wide; two columns: 1.2 em
     return f"""/* Chinese text without a system CJK font: see book/_ext/cjk_font.py */
 @font-face {{
   font-family: "{FAMILY}";
   src: url("{url}") format("opentype");
+  font-display: swap;
+}}
+@font-face {{
+  font-family: "{FAMILY}";
+  src: url("{bold}") format("opentype");
+  font-weight: 700;
   font-display: swap;
 }}
 @font-face {{
@@ -61,7 +67,8 @@ def write_font(app: Sphinx, exception: Exception | None) -> None:
         return
     static = Path(app.outdir) / "_static"
     (static / "fonts").mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(FONT_FILE, static / "fonts" / FONT_FILE.name)
+    for path in (FONT_FILE, BOLD_FILE):
+        shutil.copyfile(path, static / "fonts" / path.name)
     shutil.copyfile(FONT_FILE.with_name("OFL.txt"), static / "fonts" / "OFL.txt")
     (static / CSS_NAME).write_text(css(), encoding="utf-8")
 

@@ -58,13 +58,16 @@ from chipsim.i18n import tr, use_language
 __REGISTRATION__
 with use_language("zh_CN"):
     fig, ax = plt.subplots()
-    ax.set_title(tr("y = (x + 1) * 2 as a static graph"))
+    ax.set_title(tr("y = (x + 1) * 2 as a static graph"), fontweight="bold")
     ax.set_xlabel(tr("schedule step"))
     ax.set_ylabel("__LEARNER__")  # a learner's own label, not from any catalogue
     fig.savefig(__PNG__)
     used = fm.findfont(fm.FontProperties(family="__FAMILY__"), fallback_to_default=False)
+    bold = fm.findfont(fm.FontProperties(family="__FAMILY__", weight="bold"),
+                       fallback_to_default=False)
 print("TITLE", ax.get_title())
 print("FONT", used)
+print("BOLD", bold)
 """
 
 
@@ -99,6 +102,7 @@ def test_chinese_labels_draw_with_no_system_font(tmp_path):
     assert int(lines["BLIND"]) >= 3, "matplotlib still sees a CJK font: the test is not blind"
     assert lines["TITLE"] == "y = (x + 1) * 2 的静态图"
     assert Path(lines["FONT"]).resolve() == fonts.FONT_FILE.resolve()
+    assert Path(lines["BOLD"]).resolve() == fonts.BOLD_FILE.resolve()  # a real bold face
     assert proc.stderr == ""  # registration prints nothing, no glyph is missing
     assert (tmp_path / "figure.png").stat().st_size > 1000
 
@@ -119,19 +123,24 @@ def test_the_font_draws_every_character_of_the_chinese_catalogues():
     lacking = cjk_font.missing()
     assert not lacking, (
         f"{fonts.FONT_FILE.name} cannot draw {''.join(lacking)}: run "
-        "`python locales/cjk_font.py build NotoSansCJK-Regular.ttc` (see its docstring)"
+        "`python locales/cjk_font.py build NotoSansCJK-Regular.ttc NotoSansCJK-Bold.ttc` "
+        "(see its docstring)"
     )
 
 
 def test_the_font_is_the_named_subset_and_small():
     from fontTools.ttLib import TTFont
 
-    font = TTFont(fonts.FONT_FILE, lazy=True)
-    assert font["name"].getDebugName(1) == fonts.FAMILY == cjk_font.FAMILY
-    cmap = font.getBestCmap()
     common = cjk_font.common_hanzi()
-    assert sum(ord(c) in cmap for c in common) == len(common) == cjk_font.COMMON
-    assert fonts.FONT_FILE.stat().st_size < 1_500_000
+    assert len(common) == cjk_font.COMMON
+    for path, weight in ((fonts.FONT_FILE, "Regular"), (fonts.BOLD_FILE, "Bold")):
+        assert path == cjk_font.font_file(weight)
+        font = TTFont(path, lazy=True)
+        assert font["name"].getDebugName(1) == fonts.FAMILY == cjk_font.FAMILY
+        assert font["name"].getDebugName(2) == weight
+        cmap = font.getBestCmap()
+        assert all(ord(c) in cmap for c in common)
+        assert path.stat().st_size < 1_500_000
     assert (fonts.FONT_FILE.parent / "OFL.txt").read_text(encoding="utf-8").count("OFL") >= 1
 
 

@@ -1,7 +1,7 @@
 """The Chinese font chipsim ships, and how figures fall back to it.
 
 Figures in the Chinese edition draw their labels with :data:`FAMILY`, a subset of Noto Sans CJK
-SC (SIL Open Font License 1.1, ``OFL.txt`` beside this file) that ships inside the package: no
+SC in two weights (SIL Open Font License 1.1, ``OFL.txt`` beside this file) that ships inside the package: no
 system font, no download. It covers every character of chipsim's and the book's Chinese
 catalogues and the 4,000 most frequent hanzi, so a learner's own labels draw too
 (``locales/cjk_font.py`` makes it). A CJK font of the system (Noto Sans CJK, PingFang, YaHei,
@@ -21,8 +21,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-#: The font file chipsim ships (about 1 MB), and its family name.
+#: The font files chipsim ships (about 1 MB each: regular, and bold for titles), their family.
 FONT_FILE = Path(__file__).with_name("ChipsimCJKSans-Regular.otf")
+BOLD_FILE = FONT_FILE.with_name("ChipsimCJKSans-Bold.otf")
 FAMILY = "Chipsim CJK Sans"
 
 #: System fonts that draw Chinese, best first: Debian/Ubuntu (fonts-noto-cjk), Adobe, macOS,
@@ -42,8 +43,10 @@ def register() -> str:
     """Add the shipped font to matplotlib's font list (once, silently); returns its family."""
     from matplotlib import font_manager
 
-    if not any(f.name == FAMILY for f in font_manager.fontManager.ttflist):
-        font_manager.fontManager.addfont(str(FONT_FILE))
+    known = {f.fname for f in font_manager.fontManager.ttflist}
+    for path in (FONT_FILE, BOLD_FILE):
+        if str(path) not in known:
+            font_manager.fontManager.addfont(str(path))
     return FAMILY
 
 
