@@ -16,13 +16,12 @@ figure titles):
   that a learner's own figure labels draw too;
 * ASCII, Latin-1, general and CJK punctuation, full-width forms.
 
-The sources are ``NotoSansCJK-Regular.ttc`` and ``-Bold.ttc`` of Debian's ``fonts-noto-cjk`` (``apt-get download
-fonts-noto-cjk``, then ``dpkg-deb -x``) or of the Noto CJK release; its face "Noto Sans CJK SC"
-is used. The subset is renamed (:data:`FAMILY`): the OFL asks that a modified font not pass for
-the original, and a learner's full system Noto keeps its own name beside it. ``make test`` fails
-(tests/i18n/test_cjk_font.py) when a catalogue gains a character the font lacks; run ``build``
-again then. Needs only fontTools, which matplotlib installs.
-"""
+The sources are ``NotoSansCJK-Regular.ttc`` and ``-Bold.ttc`` of Debian's ``fonts-noto-cjk``
+(``apt-get download fonts-noto-cjk``, then ``dpkg-deb -x``) or of the Noto CJK release; their
+face "Noto Sans CJK SC" is used. The subset is renamed (:data:`FAMILY`): the OFL asks that a
+modified font not pass for the original, and a learner's full system Noto keeps its own name
+beside it. ``make test`` fails (tests/i18n/test_cjk_font.py) when a catalogue gains a character
+the font lacks; run ``build`` again then. Needs only fontTools, which matplotlib installs."""
 
 from __future__ import annotations
 

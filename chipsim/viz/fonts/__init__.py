@@ -1,9 +1,9 @@
 """The Chinese font chipsim ships, and how figures fall back to it.
 
 Figures in the Chinese edition draw their labels with :data:`FAMILY`, a subset of Noto Sans CJK
-SC in two weights (SIL Open Font License 1.1, ``OFL.txt`` beside this file) that ships inside the package: no
-system font, no download. It covers every character of chipsim's and the book's Chinese
-catalogues and the 4,000 most frequent hanzi, so a learner's own labels draw too
+SC in two weights (SIL Open Font License 1.1, ``OFL.txt`` beside this file) that ships inside
+the package: no system font, no download. It covers every character of chipsim's and the book's
+Chinese catalogues and the 4,000 most frequent hanzi, so a learner's own labels draw too
 (``locales/cjk_font.py`` makes it). A CJK font of the system (Noto Sans CJK, PingFang, YaHei,
 ...) that matplotlib already knows comes after it, for rarer characters.
 
