@@ -163,6 +163,36 @@ def pad(text: str, width: int, *, right: bool = False) -> str:
     return fill + text if right else text + fill
 
 
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` terminal columns (a CJK character is two): cut at
+    spaces, or between any two CJK characters; a longer word is cut where the width ends.
+
+    Example:
+        >>> wrap("read once per kernel: streamed", 16)
+        ['read once per', 'kernel: streamed']
+        >>> wrap("每个内核函数只读一次", 8)
+        ['每个内核', '函数只读', '一次']
+    """
+    lines: list[str] = []
+    line = ""
+    for token in re.findall(r"[\u2e80-\uffef]|[^\s\u2e80-\uffef]+|\s+", text):
+        if token.isspace():
+            line += " " if line else ""
+            continue
+        while text_width(token) > width:  # a word wider than a line: cut it
+            room = width - text_width(line)
+            cut = max(1, max(i for i in range(len(token) + 1) if text_width(token[:i]) <= room))
+            lines.append((line + token[:cut]).rstrip())
+            line, token = "", token[cut:]
+        if text_width(line + token) > width and line.strip():
+            lines.append(line.rstrip())
+            line = ""
+        line += token
+    if line.strip() or not lines:
+        lines.append(line.rstrip())
+    return lines
+
+
 def text_width(text: str) -> int:
     """Terminal columns ``text`` takes: a wide (CJK) character counts as two."""
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
