@@ -14,6 +14,7 @@ reads as the page does in any Jupyter.
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -69,8 +70,13 @@ def plain_download(
         label = labels.get(target.lower())
         return label[2] if label else None
 
+    # MyST-NB takes the glued values out of the executed notebook and keeps them beside it
+    stored = Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.glue.json"
+    glue = {}
+    if stored.is_file():
+        glue = {k: v["data"] for k, v in json.loads(stored.read_text("utf-8")).items()}
     notebook = nbformat.read(path, as_version=4)
-    nbformat.write(plain_notebook(notebook, resolve), path)
+    nbformat.write(plain_notebook(notebook, resolve, glue), path)
 
 
 # The theme opens the link in a new tab, where browsers show a notebook as raw JSON; the

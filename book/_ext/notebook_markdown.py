@@ -159,9 +159,17 @@ def plain_markdown(
     return re.sub(r"\n{3,}", "\n\n", text) + ("\n" if source.endswith("\n") else "")
 
 
-def plain_notebook(notebook: Any, resolve: Resolve = lambda r, t: None) -> Any:
-    """``notebook`` with every Markdown cell made plain Markdown (in place; returned)."""
-    glue = glued_values(notebook)
+def plain_notebook(
+    notebook: Any,
+    resolve: Resolve = lambda r, t: None,
+    glue: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Any:
+    """``notebook`` with every Markdown cell made plain Markdown (in place; returned).
+
+    ``glue``: the glued values (name -> MIME bundle) where the notebook's outputs no longer
+    hold them (MyST-NB keeps them beside the executed notebook, ``<page>.glue.json``).
+    """
+    glue = {**glued_values(notebook), **(glue or {})}
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
             cell.source = plain_markdown(cell.source, glue, resolve)
