@@ -6,8 +6,9 @@ box sideways. Here Chromium opens every page of the book in each edition and mea
 browser's own layout, that no code or output box, table, picture or line of text is wider than
 the room it has, and that the page itself does not scroll sideways.
 
-The last test starts Chromium with a fontconfig that knows no font at all and checks which
-font draws a Chinese heading: the one the book ships (book/_ext/cjk_font.py).
+The last test starts Chromium with a fontconfig that knows only DejaVu (a machine with no CJK
+font; with no font at all Chromium loads no web font either) and checks which font draws the
+Chinese of a page's heading and first paragraph: the one the book ships (book/_ext/cjk_font.py).
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def test_nothing_overflows_at_1280_px(page, base_url, language, docname):
 def test_the_page_contents_stay_reachable_at_1280_px(page, base_url):
     """The page's contents left the margin for the header's "On this page" drawer."""
     page.goto(f"{base_url}book/mapping_flow.html", wait_until="load")
-    toggle = page.locator(".bd-header-article button.secondary-toggle")
+    toggle = page.locator(".bd-header button.secondary-toggle")
     assert toggle.is_visible()
     toggle.click()
     drawer = page.locator("#pst-secondary-sidebar-modal")
@@ -76,9 +77,16 @@ def test_the_page_contents_stay_reachable_at_1280_px(page, base_url):
 
 
 def test_chinese_draws_with_the_shipped_font_when_the_system_has_none(browser, base_url, tmp_path):
-    """A second Chromium, whose fontconfig knows no font at all."""
+    """A second Chromium, whose fontconfig knows DejaVu only."""
+    dejavu = Path("/usr/share/fonts/truetype/dejavu")
+    if not dejavu.is_dir():
+        pytest.skip("Debian's fonts-dejavu-core (a dependency of chromium) is not installed")
     conf = tmp_path / "fonts.conf"
-    conf.write_text('<?xml version="1.0"?>\n<fontconfig></fontconfig>\n', encoding="utf-8")
+    conf.write_text(
+        f'<?xml version="1.0"?>\n<fontconfig><dir>{dejavu}</dir>'
+        f"<cachedir>{tmp_path / 'cache'}</cachedir></fontconfig>\n",
+        encoding="utf-8",
+    )
     env = {"FONTCONFIG_FILE": str(conf), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     args = ["--no-sandbox", "--disable-gpu", "--no-first-run"]
     blind = browser.browser_type.launch(executable_path=str(CHROMIUM), args=args, env=env)
@@ -90,9 +98,13 @@ def test_chinese_draws_with_the_shipped_font_when_the_system_has_none(browser, b
         cdp.send("DOM.enable")
         cdp.send("CSS.enable")
         root = cdp.send("DOM.getDocument")["root"]["nodeId"]
-        heading = cdp.send("DOM.querySelector", {"nodeId": root, "selector": "article h1"})
-        fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": heading["nodeId"]})
+        used = {}
+        for selector in ("article h1", "article section p"):
+            node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})
+            fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node["nodeId"]})
+            used[selector] = {f["familyName"]: f["glyphCount"] for f in fonts["fonts"]}
     finally:
         blind.close()
-    used = {f["familyName"]: f["glyphCount"] for f in fonts["fonts"]}
-    assert used.get("Chipsim CJK Sans", 0) > 0, used  # the heading's hanzi, from the book
+    for selector, families in used.items():  # the hanzi come from the book's own font
+        assert families.get("Chipsim CJK Sans", 0) > 0, (selector, used)
+        assert not {"Noto Sans CJK SC", "Source Han Sans SC"} & set(families), used
