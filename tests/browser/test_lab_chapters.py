@@ -69,7 +69,7 @@ def chapter(lab, browser):
     )
     factory = tab.evaluate(f"window.jupyterapp.docRegistry.defaultWidgetFactory('{CHAPTER}').name")
     tab.evaluate(f"window.jupyterapp.commands.execute('docmanager:open', {{path: '{CHAPTER}'}})")
-    tab.locator(".jp-MarkdownCell .jp-RenderedMarkdown").first.wait_for(timeout=TIMEOUT)
+    tab.locator(".jp-MarkdownCell", has_text="Learning goals").first.wait_for(timeout=TIMEOUT)
     tab.wait_for_timeout(3000)  # every Markdown cell rendered
     yield tab, factory
     context.close()
