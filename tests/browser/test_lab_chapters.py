@@ -1,14 +1,16 @@
 """``make lab``: a chapter opens as a notebook and its MyST renders as it does in the book.
 
-JupyterLab is started as ``make lab`` starts it (the venv's JupyterLab, the course root), with
-its application object exposed so the test can ask which viewer opens a chapter -- the one a
-double-click uses -- and open it with that viewer. jupyterlab-myst must render the chapter's
+JupyterLab is started as ``make lab`` starts it (the venv's JupyterLab and its settings), on a
+copy of the chapters (opening a chapter may save it: the course's own files stay untouched),
+with its application object exposed so the test can ask which viewer opens a chapter -- the one
+a double-click uses -- and open it with that viewer. jupyterlab-myst must render the chapter's
 admonitions and cross-references: no ``:::{admonition}`` or ``{term}`` left as text.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -34,13 +36,15 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     home = tmp_path_factory.mktemp("lab-home")  # user settings and workspaces: not the tester's
+    course = tmp_path_factory.mktemp("lab-course")
+    shutil.copytree(ROOT / "book", course / "book", ignore=shutil.ignore_patterns("_build"))
     port = _free_port()
     env = dict(os.environ, HOME=str(home), PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")
     cmd = [str(BIN / "jupyter"), "lab", "--no-browser", f"--port={port}", "--ip=127.0.0.1"]
-    cmd += [f"--IdentityProvider.token={TOKEN}", f"--notebook-dir={ROOT}", "--allow-root"]
+    cmd += [f"--IdentityProvider.token={TOKEN}", f"--notebook-dir={course}", "--allow-root"]
     cmd += ["--LabApp.expose_app_in_browser=True"]
     log = (home / "lab.log").open("w")
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(cmd, cwd=course, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
         for _ in range(240):
@@ -50,6 +54,7 @@ def lab(tmp_path_factory):
             except OSError:
                 time.sleep(0.5)
         yield base
+        assert (course / CHAPTER).is_file()
     finally:
         proc.terminate()
         proc.wait(timeout=30)
