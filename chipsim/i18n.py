@@ -30,9 +30,9 @@ import contextvars
 import functools
 import os
 import re
+import string
 import sys
 import unicodedata
-import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -41,17 +41,6 @@ from typing import Any
 ENGLISH = "en"
 ENV_VAR = "CHIPSIM_LANG"
 LOCALES = Path(__file__).with_name("locales")
-
-#: Fonts that draw Chinese, best first: Debian/Ubuntu (fonts-noto-cjk), Adobe, macOS, Windows.
-CJK_FONTS: tuple[str, ...] = (
-    "Noto Sans CJK SC",
-    "Source Han Sans SC",
-    "PingFang SC",
-    "Microsoft YaHei",
-    "SimHei",
-    "WenQuanYi Zen Hei",
-    "Noto Sans CJK JP",
-)
 
 _scoped: contextvars.ContextVar[str | None] = contextvars.ContextVar("chipsim_lang", default=None)
 _chosen: str | None = None  # set_language(); a module global, so it outlives a notebook cell
@@ -153,7 +142,28 @@ def tr(message: str, /, **fields: Any) -> str:
     if language != ENGLISH:
         text = catalogue(language).get(message) or message
         _prepare_matplotlib()
-    return text.format(**fields) if fields else text
+    return _WIDE.format(text, **fields) if fields else text
+
+
+class _WideFormatter(string.Formatter):
+    """``str.format`` whose widths count terminal columns: a CJK character is two.
+
+    ``tr("{label:8s}|", label="周期")`` gives ``"周期    |"`` (8 columns), so a table printed
+    through :func:`tr` stays aligned when its fields are Chinese.
+    """
+
+    _WIDTH = re.compile(r"^((?:.?[<>=^])?[-+ ]?z?#?0?)(\d+)(.*)$")
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        match = self._WIDTH.match(format_spec) if isinstance(value, str) else None
+        if match:
+            extra = text_width(value) - len(value)  # what str.format does not count
+            width = max(0, int(match[2]) - extra)
+            format_spec = f"{match[1]}{width}{match[3]}"
+        return super().format_field(value, format_spec)
+
+
+_WIDE = _WideFormatter()
 
 
 def N_(message: str) -> str:  # noqa: N802 -- the gettext name for "translate later"
@@ -175,6 +185,36 @@ def pad(text: str, width: int, *, right: bool = False) -> str:
     """
     fill = " " * max(0, width - text_width(text))
     return fill + text if right else text + fill
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` terminal columns (a CJK character is two): cut at
+    spaces, or between any two CJK characters; a longer word is cut where the width ends.
+
+    Example:
+        >>> wrap("read once per kernel: streamed", 16)
+        ['read once per', 'kernel: streamed']
+        >>> wrap("每个内核函数只读一次", 8)
+        ['每个内核', '函数只读', '一次']
+    """
+    lines: list[str] = []
+    line = ""
+    for token in re.findall(r"[\u2e80-\uffef]|[^\s\u2e80-\uffef]+|\s+", text):
+        if token.isspace():
+            line += " " if line else ""
+            continue
+        while text_width(token) > width:  # a word wider than a line: cut it
+            room = width - text_width(line)
+            cut = max(1, max(i for i in range(len(token) + 1) if text_width(token[:i]) <= room))
+            lines.append((line + token[:cut]).rstrip())
+            line, token = "", token[cut:]
+        if text_width(line + token) > width and line.strip():
+            lines.append(line.rstrip())
+            line = ""
+        line += token
+    if line.strip() or not lines:
+        lines.append(line.rstrip())
+    return lines
 
 
 def text_width(text: str) -> int:
@@ -245,64 +285,16 @@ def read_po(path: Path) -> dict[str, str]:
     return entries
 
 
-def cjk_font() -> str | None:
-    """The first of :data:`CJK_FONTS` that matplotlib can draw with, or ``None``.
-
-    Matplotlib caches the system's font list the first time it runs; a font installed after
-    that stays invisible to it. So when the cache knows none of these fonts, the system's font
-    files are scanned and registered for this process.
-    """
-    from matplotlib import font_manager
-
-    def known() -> str | None:
-        names = {f.name for f in font_manager.fontManager.ttflist}
-        return next((name for name in CJK_FONTS if name in names), None)
-
-    if (found := known()) is not None:
-        return found
-    hints = ("cjk", "sourcehan", "pingfang", "msyh", "simhei", "wqy")
-    for path in font_manager.findSystemFonts():
-        if any(h in Path(path).name.lower().replace("-", "") for h in hints):
-            try:
-                font_manager.fontManager.addfont(path)
-            except (OSError, RuntimeError, ValueError):
-                continue  # an unreadable font file is not ours to fix
-    return known()
-
-
 def _prepare_matplotlib() -> None:
-    """Let matplotlib draw Chinese: a CJK font behind the default one, glyph by glyph.
+    """Let matplotlib draw Chinese (the font chipsim ships, :mod:`chipsim.viz.fonts`).
 
     Runs once, at the first translated string (or language switch) after matplotlib was
-    imported; chipsim does not import matplotlib itself until it draws. Matplotlib (>= 3.6)
-    falls back font by font along ``font.family``, so the CJK font is appended there: Latin
-    text keeps its usual font. Text that exists already -- the title and labels of axes made
-    before this ran, e.g. ``plt.subplots()`` then ``ax.set_title(tr(...))`` -- gets the
-    fallback too.
+    imported; chipsim does not import matplotlib itself until it draws.
     """
     global _fonts_ready
     if _fonts_ready or "matplotlib" not in sys.modules:
         return
     _fonts_ready = True
-    import matplotlib as mpl
-    from matplotlib.text import Text
+    from chipsim.viz.fonts import use_cjk_fallback
 
-    font = cjk_font()
-    if font is None:
-        warnings.warn(
-            "chipsim: no Chinese font found, so figure labels will show empty boxes; install "
-            "one (Debian/Ubuntu: sudo apt-get install fonts-noto-cjk) and restart the kernel",
-            stacklevel=3,
-        )
-        return
-
-    def with_font(families: list[str]) -> list[str]:
-        return families if font in families else [*families, font]
-
-    mpl.rcParams["font.family"] = with_font(list(mpl.rcParams["font.family"]))
-    if "matplotlib.pyplot" in sys.modules:
-        from matplotlib._pylab_helpers import Gcf
-
-        for manager in Gcf.get_all_fig_managers():
-            for text in manager.canvas.figure.findobj(Text):
-                text.set_fontfamily(with_font(list(text.get_fontfamily())))
+    use_cjk_fallback()
