@@ -40,9 +40,10 @@ LOCALES = ROOT / "locales"
 RUNTIME_LOCALES = ROOT / "chipsim" / "locales"
 PO_WIDTH = 76
 
-# Where runtime messages come from: tr("...") / N_("...") calls in these files, plus tables of
-# labels that are translated where they are shown (tr(TABLE[key])).
-RUNTIME_SOURCES = ("chipsim/**/*.py", "book/**/*.md")
+# Where runtime messages come from: tr("...") / N_("...") calls in these files (the grader's
+# feedback too: grader/ speaks through chipsim's catalogue), plus tables of labels that are
+# translated where they are shown (tr(TABLE[key])).
+RUNTIME_SOURCES = ("chipsim/**/*.py", "grader/**/*.py", "book/**/*.md")
 RUNTIME_TABLES = ("chipsim.hw.isa:UNIT_TITLES",)
 TR_NAMES = {"tr", "N_"}
 

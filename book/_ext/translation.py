@@ -16,11 +16,15 @@ Sphinx's gettext translation does not do by itself:
 * the chapter offered for download is the edition's notebook: Markdown translated, and a first
   cell that sets chipsim's language (``notebook_translation.py``);
 * Chinese search finds glossary terms: each Chinese term of the glossary becomes a word for
-  jieba (Sphinx's Chinese word splitter), so "内存规划" is indexed as one word.
+  jieba (Sphinx's Chinese word splitter), so "内存规划" is indexed as one word;
+* what the theme and Sphinx write around a page (the search box, buttons, tooltips, labels
+  for screen readers) comes from ``locales/<language>/theme.po`` where that catalogue has it,
+  ahead of the translations the theme ships.
 """
 
 from __future__ import annotations
 
+import gettext
 import logging
 import os
 import re
@@ -174,12 +178,14 @@ def add_language_switch(
         links.append(f'<link rel="alternate" hreflang="{tag}" href="{url}" />')
         if edition["language"] == this["language"]:
             continue
+        # the tooltip speaks the page's language: "switch_tooltips" of this edition, by target
+        tooltip = this.get("switch_tooltips", {}).get(edition["language"])
         buttons.append(
             {
                 "type": "link",
                 "url": url,
                 "text": edition["name"],
-                "tooltip": edition.get("switch_tooltip", edition["name"]),
+                "tooltip": tooltip or edition.get("switch_tooltip", edition["name"]),
                 "icon": "fas fa-language",
                 "label": f"language-switch btn-language-{tag}",
             }
@@ -296,8 +302,89 @@ def captions_without_outputs(app: Sphinx) -> None:
     domain._directive_cache.pop("figure", None)
 
 
+def theme_catalogue(srcdir: str | Path, language: str) -> dict[str, str]:
+    """``locales/<language>/theme.po``: msgid (``context\x04msgid``) -> translation."""
+    po = Path(srcdir, "locales", language, "theme.po")
+    if not po.is_file():
+        return {}
+    from babel.messages.pofile import read_po
+
+    with po.open("rb") as f:
+        messages = [m for m in read_po(f) if m.id and m.string and not m.fuzzy]
+    return {(f"{m.context}\x04{m.id}" if m.context else m.id): m.string for m in messages}
+
+
+def search_box_speaks_the_language(app: Sphinx, config: Any) -> None:
+    """``config-inited``: the search box's placeholder (a theme option, not a message)."""
+    if _is_english(config):
+        return
+    table = theme_catalogue(app.srcdir, config.language)
+    options = config.html_theme_options
+    text = options.get("search_bar_text")
+    if text in table:
+        config.html_theme_options = {**options, "search_bar_text": table[text]}
+
+
+def theme_speaks_the_language(app: Sphinx) -> None:
+    """``builder-inited``: the theme's and Sphinx's own strings, from ``theme.po`` first.
+
+    Sphinx keeps one translator per message domain (``sphinx``: Sphinx and the templates;
+    ``booktheme``: sphinx-book-theme's buttons); the entries of ``theme.po`` go in front of
+    what those already hold. Templates use the very translator object, so it is updated in
+    place.
+    """
+    if _is_english(app.config):
+        return
+    table = {
+        k: v for k, v in theme_catalogue(app.srcdir, app.config.language).items() if "\x04" not in k
+    }
+    if not table:
+        return
+    from sphinx.locale import translators
+
+    for key in [("sphinx", "sphinx"), ("sphinx", "booktheme")]:
+        translator = translators.get(key)
+        if isinstance(translator, gettext.GNUTranslations):
+            translator._catalog.update(table)  # type: ignore[attr-defined]
+        else:  # the theme ships nothing for this language
+            translators[key] = _Catalogue(table, translator)
+
+
+class _Catalogue(gettext.NullTranslations):
+    """A message table in front of another translator (or of nothing)."""
+
+    def __init__(self, table: dict[str, str], fallback: gettext.NullTranslations | None):
+        super().__init__()
+        self._table = dict(table)
+        if fallback is not None:
+            self.add_fallback(fallback)
+
+    def gettext(self, message: str) -> str:
+        return self._table.get(message) or super().gettext(message)
+
+
+def aria_labels_speak_the_language(app: Sphinx, exception: Exception | None) -> None:
+    """``build-finished``: labels the theme's templates write untranslated (``aria-label``)."""
+    if exception is not None or _is_english(app.config) or app.builder.format != "html":
+        return
+    table = theme_catalogue(app.srcdir, app.config.language)
+    labels = {k.split("\x04", 1)[1]: v for k, v in table.items() if k.startswith("aria-label\x04")}
+    if not labels:
+        return
+    for page in Path(app.outdir).rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        new = text
+        for english, translated in labels.items():
+            new = new.replace(f'aria-label="{english}"', f'aria-label="{translated}"')
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", chapters_speak_the_language)
+    app.connect("config-inited", search_box_speaks_the_language)
+    app.connect("builder-inited", theme_speaks_the_language)
+    app.connect("build-finished", aria_labels_speak_the_language)
     app.connect("builder-inited", captions_without_outputs)
     app.add_transform(TranslateTocCaptions)
     app.add_transform(CheckTranslationsApplied)

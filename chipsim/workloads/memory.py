@@ -143,7 +143,7 @@ def inference_service(
             del x, y
             served += 1
     except OutOfMemoryError as err:
-        oom = f"request {served} ({rows[served]} rows): {err}"
+        oom = tr("request {n} ({rows} rows): {error}", n=served, rows=rows[served], error=err)
     eager = _eager_memory(dev, oom)
 
     buckets = sorted(dict.fromkeys(bucket(r) for r in rows))

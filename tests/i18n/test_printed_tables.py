@@ -87,7 +87,7 @@ def test_partition_plan_and_placement_in_chinese(program):
     en, zh = both(lambda: str(prog.placement))
     assert en.splitlines()[0].split() == ["tensor", "type", "role", "level", "offset", "why"]
     assert zh.splitlines()[0].split() == ["张量", "类型", "角色", "存储层级", "偏移", "原因"]
-    for word in ("权重", "融合中间值", "片上分块", "寄存器", "小常量", "输出"):
+    for word in ("权重", "融合后的中间结果", "片上分块", "寄存器", "小常量", "输出"):
         assert word in zh
     # (a long reason wraps onto the next line: read the words across lines)
     assert "在SRAM的50%以内" in "".join(zh.split()) and "inside 50% of SRAM" in " ".join(en.split())
