@@ -8,10 +8,13 @@ The book's prose is translated by Sphinx from ``locales/``. Text that *code* mak
 
 The language is the first of: the innermost :func:`use_language` block, the last
 :func:`set_language` call, the ``CHIPSIM_LANG`` environment variable (each edition of the book
-sets it for the kernels that run its chapters), the locale (``LC_ALL``, ``LC_MESSAGES``,
-``LANG``, ``LANGUAGE``) when it names a language chipsim speaks, English. So a learner whose
-system speaks Chinese gets Chinese figures and feedback without a call. A message with no
-translation, or whose translation is outdated (marked fuzzy), stays English.
+sets it for the kernels that run its chapters), the language the running notebook names in its
+metadata (``"chipsim": {"language": "zh_CN"}``: a chapter downloaded from the 中文 edition does;
+Jupyter tells its kernels their notebook in ``JPY_SESSION_NAME``), the locale (``LC_ALL``,
+``LC_MESSAGES``, ``LANG``, ``LANGUAGE``) when it names a language chipsim speaks, English. So a
+learner whose system speaks Chinese, or who opened a Chinese notebook, gets Chinese figures and
+feedback without a call. A message with no translation, or whose translation is outdated
+(marked fuzzy), stays English.
 
 Example:
     >>> from chipsim.i18n import tr, use_language
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import json
 import os
 import re
 import string
@@ -40,6 +44,8 @@ from typing import Any
 
 ENGLISH = "en"
 ENV_VAR = "CHIPSIM_LANG"
+#: The notebook a Jupyter kernel runs: jupyter_server sets it for every kernel it starts.
+NOTEBOOK_VAR = "JPY_SESSION_NAME"
 LOCALES = Path(__file__).with_name("locales")
 
 _scoped: contextvars.ContextVar[str | None] = contextvars.ContextVar("chipsim_lang", default=None)
@@ -89,7 +95,45 @@ def current_language() -> str:
     if _chosen is not None:
         return _chosen
     env = os.environ.get(ENV_VAR)
-    return normalize(env, source=f"${ENV_VAR}") if env else locale_language()
+    if env:
+        return normalize(env, source=f"${ENV_VAR}")
+    return notebook_language() or locale_language()
+
+
+def notebook_language(environ: dict[str, str] | None = None) -> str | None:
+    """The language the running notebook names in its metadata, or None.
+
+    ``metadata["chipsim"]["language"]`` of the ``.ipynb`` in ``$JPY_SESSION_NAME``; anything
+    that is not a language chipsim speaks (or no notebook, or an unreadable one) is None.
+    """
+    env = os.environ if environ is None else environ
+    path = env.get(NOTEBOOK_VAR, "")
+    if not path.endswith(".ipynb"):
+        return None
+    if not os.path.isabs(path) and not os.path.exists(path):
+        # an older server names it relative to its root; the kernel runs in its folder
+        path = os.path.basename(path)
+    try:
+        changed = os.stat(path).st_mtime_ns
+    except OSError:
+        return None
+    return _declared_language(os.path.abspath(path), changed)
+
+
+@functools.lru_cache(maxsize=16)
+def _declared_language(path: str, changed: int) -> str | None:
+    """The notebook's declared language (cached until the file changes: ``changed``)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        chosen = data["metadata"]["chipsim"]["language"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(chosen, str) or len(chosen) > 32:
+        return None
+    try:
+        return normalize(chosen)
+    except ValueError:
+        return None
 
 
 def locale_language(environ: dict[str, str] | None = None) -> str:

@@ -108,11 +108,15 @@ def _directive(lines: list[str], info: str, lookup: Lookup) -> list[str]:
     return [first, *inner[:options], body, lines[-1]]
 
 
-def translate_notebook(path: Path, lookup: Lookup, setup: str) -> None:
-    """Rewrite the notebook at ``path``: Markdown translated, ``setup`` as a first code cell."""
+def translate_notebook(path: Path, lookup: Lookup, setup: str, language: str | None = None) -> None:
+    """Rewrite the notebook at ``path``: Markdown translated, ``setup`` as a first code cell,
+    and ``language`` recorded in its metadata (``chipsim.i18n`` reads it, so a cell run
+    before the first one still speaks the edition's language)."""
     import nbformat
 
     notebook = nbformat.read(path, as_version=4)
+    if language:
+        notebook.metadata.setdefault("chipsim", {})["language"] = language
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
             cell.source = translate_markdown(cell.source, lookup)

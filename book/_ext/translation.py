@@ -210,7 +210,7 @@ def translate_downloaded_notebook(
     setup = (f"# {note}\n" if note else "") + (
         f'from chipsim.i18n import set_language\n\nset_language("{app.config.language}")'
     )
-    translate_notebook(path, _po_lookup(app, pagename), setup)
+    translate_notebook(path, _po_lookup(app, pagename), setup, app.config.language)
 
 
 def _po_lookup(app: Sphinx, pagename: str):

@@ -17,9 +17,10 @@ cells says so (:mod:`grader.course.rescore`). nbgrader's own ``OverwriteCells``
 then restores the sources as usual.
 
 :class:`RememberLanguage` runs before nbgrader clears the outputs: it keeps the language the
-learner's own kernel wrote its answers in (their locale, or ``set_language``), so that the
-feedback speaks it without any call in the notebook (``nb.metadata["chipsim"]["language"]``,
-passed to the grading kernel and used by the grader).
+learner's own kernel wrote its answers in (``set_language``, ``CHIPSIM_LANG``, the notebook's
+language or their locale: :mod:`chipsim.i18n`), or, when no answer says, the language the
+notebook itself names, so that the feedback speaks it without any call in the notebook
+(``nb.metadata["chipsim"]["language"]``, passed to the grading kernel and used by the grader).
 
 Register them in ``nbgrader_config.py``::
 
@@ -122,13 +123,17 @@ def answered_language(nb: Any) -> str | None:
     return found
 
 
+def spoken(chosen: Any) -> str | None:
+    """``chosen`` as a language chipsim speaks (``"zh"`` -> ``"zh_CN"``), or None."""
+    try:
+        return normalize(chosen) if isinstance(chosen, str) and len(chosen) <= 32 else None
+    except ValueError:
+        return None
+
+
 def remembered_language(nb: Any) -> str:
     """The language :class:`RememberLanguage` kept for ``nb`` (English when none)."""
-    chosen = nb.get("metadata", {}).get("chipsim", {}).get("language")
-    try:
-        return normalize(chosen) if isinstance(chosen, str) and len(chosen) <= 32 else ENGLISH
-    except ValueError:
-        return ENGLISH
+    return spoken(nb.get("metadata", {}).get("chipsim", {}).get("language")) or ENGLISH
 
 
 class RememberLanguage(NbGraderPreprocessor):
@@ -136,8 +141,10 @@ class RememberLanguage(NbGraderPreprocessor):
 
     def preprocess(self, nb: Any, resources: dict) -> tuple[Any, dict]:
         notes = nb.metadata.setdefault("chipsim", {})
-        notes.pop("language", None)  # only the answers' own record counts
-        language = answered_language(nb)
+        declared = notes.pop("language", None)  # the notebook's own language (its edition)
+        # the answers' record first (the language the learner's kernel spoke), else the
+        # notebook's; anything that is not a language chipsim speaks is dropped
+        language = answered_language(nb) or spoken(declared)
         if language is not None:
             notes["language"] = language
         return nb, resources
