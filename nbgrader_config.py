@@ -81,7 +81,7 @@ if _local_exchange is not None:
 c.CourseDirectory.db_url = configured_url(GRADEBOOK)
 
 # Released stubs: the line after each solution region raises NotImplementedError("<task>").
-c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE"}
+c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE / 在这里写你的代码"}
 # Per-cell limit: a cell past it gets an error output (0 for its part) and grading moves on.
 # A challenge's test cell runs the learner's pass on every instance, hidden ones included (some
 # 20 s for the model solution alone); 120 s leaves room for a loaded machine. Override per

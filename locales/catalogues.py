@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import copy
 import importlib
+import json
 import os
 import re
 import shutil
@@ -41,9 +42,9 @@ RUNTIME_LOCALES = ROOT / "chipsim" / "locales"
 PO_WIDTH = 76
 
 # Where runtime messages come from: tr("...") / N_("...") calls in these files (the grader's
-# feedback too: grader/ speaks through chipsim's catalogue), plus tables of labels that are
-# translated where they are shown (tr(TABLE[key])).
-RUNTIME_SOURCES = ("chipsim/**/*.py", "grader/**/*.py", "book/**/*.md")
+# feedback too: grader/ speaks through chipsim's catalogue; and the exercise notebooks'
+# self-checks), plus tables of labels that are translated where they are shown (tr(TABLE[key])).
+RUNTIME_SOURCES = ("chipsim/**/*.py", "grader/**/*.py", "book/**/*.md", "solutions/*/*.ipynb")
 RUNTIME_TABLES = ("chipsim.hw.isa:UNIT_TITLES",)
 TR_NAMES = {"tr", "N_"}
 
@@ -298,6 +299,13 @@ def _tr_calls(path: Path) -> list[tuple[str, int]]:
         # IPython magics and shell escapes are not Python
         sources = [
             "\n".join(line for line in s.splitlines() if line[:1] not in "%!") for s in cells
+        ]
+    elif path.suffix == ".ipynb":  # an exercise notebook: its code cells
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        sources = [
+            "\n".join(line for line in "".join(c["source"]).splitlines() if line[:1] not in "%!")
+            for c in cells
+            if c["cell_type"] == "code"
         ]
     else:
         sources = [path.read_text(encoding="utf-8")]

@@ -28,6 +28,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from chipsim.errors import PassError, PlanError
+from chipsim.i18n import tr
 from chipsim.ir.graph import Graph, Node, Value
 from chipsim.reference import reference_for
 
@@ -82,7 +83,10 @@ class UsageRecord:
         return self.first < other.last and other.first < self.last
 
     def __str__(self) -> str:
-        return f"{self.id}: {self.size} B live [{self.first}, {self.last})"
+        live = tr(
+            "{size} B live [{first}, {last})", size=self.size, first=self.first, last=self.last
+        )
+        return f"{self.id}: {live}"
 
 
 def align_up(n: int, alignment: int) -> int:
