@@ -71,9 +71,11 @@ lab: $(STAMP)  ## JupyterLab at the course root: chapters open as notebooks, nbg
 # One chapter, rendered as in the book (the book's config; only this chapter's cells run):
 # make chapter CH=book/static_vs_dynamic.md  -> _build/chapter/_build/html/book/<page>.html
 CH ?=
-chapter: $(STAMP)  ## build one chapter as the book renders it: make chapter CH=book/static_vs_dynamic.md
-	@test -n "$(CH)" || { echo "usage: make chapter CH=book/<file>.md"; exit 2; }
-	python book/_ext/chapter.py $(CH)
+# The 中文 page: make chapter CH=book/static_vs_dynamic.md EDITION=zh_CN -> _build/chapter-zh_CN/...
+EDITION ?=
+chapter: $(STAMP)  ## build one chapter as the book renders it: make chapter CH=book/static_vs_dynamic.md [EDITION=zh_CN]
+	@test -n "$(CH)" || { echo "usage: make chapter CH=book/<file>.md [EDITION=zh_CN]"; exit 2; }
+	python book/_ext/chapter.py $(CH) $(if $(EDITION),--edition $(EDITION))
 
 exercises: $(STAMP)  ## regenerate the release from solutions/ and publish it to exercises/ (never over your edits)
 	python -m grader.cli release

@@ -7,6 +7,10 @@ build take seconds instead of the book's minutes. Warnings about the *other* pag
 numbers (never computed here) are expected; the chapter's own warnings are listed at the end.
 
     python book/_ext/chapter.py book/static_vs_dynamic.md [--out _build/chapter]
+    python book/_ext/chapter.py book/static_vs_dynamic.md --edition zh_CN   # the 中文 page
+
+``--edition`` renders the chapter as that edition of the book does (its catalogues, its
+settings, the cells run in its language); the HTML goes to ``<out>-<language>``.
 """
 
 from __future__ import annotations
@@ -19,7 +23,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "locales"))
-from catalogues import book_config, jupyter_book, write_config  # noqa: E402
+from catalogues import (  # noqa: E402
+    book_config,
+    compile_catalogues,
+    jupyter_book,
+    merge,
+    python_env,
+    write_config,
+)
 
 
 def toc_files(root: Path = ROOT) -> list[str]:
@@ -42,17 +53,33 @@ def toc_files(root: Path = ROOT) -> list[str]:
     return [re.sub(r"\.(md|ipynb)$", "", p) for p in pages]
 
 
-def chapter_config(page: str, out: Path, root: Path = ROOT) -> Path:
-    """The book's config, executing ``page`` only; written under ``out``."""
+def chapter_config(page: str, out: Path, root: Path = ROOT, language: str | None = None) -> Path:
+    """The book's config (``language``'s edition of it), executing ``page`` only; written
+    under ``out``."""
     others = [f"{p}.md" for p in toc_files(root) if p != page]
-    config = book_config({"execute": {"exclude_patterns": others}}, root)
-    return write_config(config, out / "_config.yml")
+    overrides: dict = {"execute": {"exclude_patterns": others}}
+    if language is not None:
+        from editions import editions
+
+        found = [e for e in editions(root) if e.language == language and not e.source]
+        if not found:
+            raise SystemExit(f"error: no translated edition {language!r} in locales/editions.yml")
+        locale_dir = compile_catalogues(language, out / "locales", root)
+        sphinx = {
+            "language": language,
+            "locale_dirs": [str(locale_dir)],
+            "gettext_compact": False,
+            "gettext_auto_build": False,
+        }
+        overrides = merge(merge(found[0].config, {"sphinx": {"config": sphinx}}), overrides)
+    return write_config(book_config(overrides, root), out / "_config.yml")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("chapter", help="the chapter's file, e.g. book/static_vs_dynamic.md")
     parser.add_argument("--out", default="_build/chapter", help="output folder")
+    parser.add_argument("--edition", help="a translated edition's language, e.g. zh_CN")
     args = parser.parse_args(argv)
     path = (ROOT / args.chapter).resolve()
     page = path.relative_to(ROOT).as_posix().removesuffix(".md")
@@ -60,11 +87,11 @@ def main(argv: list[str] | None = None) -> int:
         known = ", ".join(f"{p}.md" for p in toc_files())
         print(f"error: {args.chapter} is not a page of _toc.yml; one of: {known}", file=sys.stderr)
         return 2
-    out = (ROOT / args.out).resolve()
-    config = chapter_config(page, out)
+    out = (ROOT / (f"{args.out}-{args.edition}" if args.edition else args.out)).resolve()
+    config = chapter_config(page, out, language=args.edition)
     cmd = [jupyter_book(), "build", str(ROOT), "--all", "--config", str(config)]
     cmd += ["--path-output", str(out)]
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=python_env())
     log = proc.stdout + proc.stderr
     (out / "build.log").write_text(log, encoding="utf-8")
     mine = [line for line in log.splitlines() if f"{page}.md" in line and "WARNING" in line]

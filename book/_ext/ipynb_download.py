@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
@@ -72,11 +73,21 @@ def plain_download(
 
     # MyST-NB takes the glued values out of the executed notebook and keeps them beside it
     stored = Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.glue.json"
+    if not stored.is_file() and not _executed(app, pagename):
+        return  # `make chapter` ran another page: this one has no values to write in
     glue = {}
     if stored.is_file():
         glue = {k: v["data"] for k, v in json.loads(stored.read_text("utf-8")).items()}
     notebook = nbformat.read(path, as_version=4)
     nbformat.write(plain_notebook(notebook, resolve, glue), path)
+
+
+def _executed(app: Sphinx, pagename: str) -> bool:
+    """Did this build run the page's cells (not ``execute: off``, not excluded from it)?"""
+    if app.config.nb_execution_mode == "off":
+        return False
+    source = Path(app.env.doc2path(pagename)).relative_to(app.srcdir).as_posix()
+    return not any(fnmatch(source, pattern) for pattern in app.config.nb_execution_excludepatterns)
 
 
 # The theme opens the link in a new tab, where browsers show a notebook as raw JSON; the

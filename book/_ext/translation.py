@@ -342,7 +342,9 @@ def theme_speaks_the_language(app: Sphinx) -> None:
         return
     from sphinx.locale import translators
 
-    for key in [("sphinx", "sphinx"), ("sphinx", "booktheme")]:
+    # sphinx.locale keys its translators (namespace, catalogue); templates and the theme's
+    # Python use the "general" namespace (pydata-sphinx-theme adds its messages to "sphinx")
+    for key in [("general", "sphinx"), ("general", "booktheme")]:
         translator = translators.get(key)
         if isinstance(translator, gettext.GNUTranslations):
             translator._catalog.update(table)  # type: ignore[attr-defined]
@@ -363,21 +365,40 @@ class _Catalogue(gettext.NullTranslations):
         return self._table.get(message) or super().gettext(message)
 
 
+#: attributes whose text the theme's templates write as it is, without gettext
+LABEL_ATTRIBUTES = ("aria-label", "title", "data-bs-title")
+
+
 def aria_labels_speak_the_language(app: Sphinx, exception: Exception | None) -> None:
-    """``build-finished``: labels the theme's templates write untranslated (``aria-label``)."""
+    """``build-finished``: labels the theme's templates write untranslated (``aria-label``,
+    and tooltips hard-coded in a template such as "Toggle primary sidebar")."""
     if exception is not None or _is_english(app.config) or app.builder.format != "html":
         return
     table = theme_catalogue(app.srcdir, app.config.language)
-    labels = {k.split("\x04", 1)[1]: v for k, v in table.items() if k.startswith("aria-label\x04")}
-    if not labels:
+    if not table:
         return
     for page in Path(app.outdir).rglob("*.html"):
         text = page.read_text(encoding="utf-8")
-        new = text
-        for english, translated in labels.items():
-            new = new.replace(f'aria-label="{english}"', f'aria-label="{translated}"')
+        new = translate_labels(text, table)
         if new != text:
             page.write_text(new, encoding="utf-8")
+
+
+def translate_labels(html: str, table: dict[str, str]) -> str:
+    """``html`` with each label attribute whose whole text ``table`` has translated: an
+    ``aria-label\x04…`` entry for aria labels only, a plain entry for any label attribute."""
+    import html as escape
+
+    for key, translated in table.items():
+        context, _, english = key.rpartition("\x04")
+        names = (context,) if context else LABEL_ATTRIBUTES
+        if context and context not in LABEL_ATTRIBUTES:
+            continue
+        for name in names:
+            html = html.replace(
+                f'{name}="{escape.escape(english)}"', f'{name}="{escape.escape(translated)}"'
+            )
+    return html
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
