@@ -155,7 +155,11 @@ def locale_language(environ: dict[str, str] | None = None) -> str:
 
 
 def set_language(language: str | None) -> None:
-    """Translate into ``language`` from now on (``None``: back to ``$CHIPSIM_LANG`` or English)."""
+    """Translate into ``language`` from now on.
+
+    ``None`` goes back to the default: ``$CHIPSIM_LANG``, else the language the running
+    notebook names, else the locale's, else English (see the module's docstring).
+    """
     global _chosen
     _chosen = None if language is None else normalize(language)
     if _chosen not in (None, ENGLISH):

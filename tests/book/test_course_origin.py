@@ -16,7 +16,11 @@ import yaml
 sys.path.insert(0, str(Path(__file__).parent))
 from bookbuild import ROOT, load_catalogues  # noqa: E402
 
-LECTURE = re.compile(r"\b[Tt]he source(?:'s)?\b(?! of)|\bsource's\b")
+#: "the source" meaning the lecture; not a data source ("a held-out source's host", "the
+#: source of"), nor source code ("the source locations")
+LECTURE = re.compile(
+    r"\b[Tt]he source(?:'s)?\b(?! of| locations?| code)|(?<!held-out )\bsource's\b"
+)
 ZH = "原讲稿"
 
 
