@@ -9,6 +9,7 @@ import threading
 import pytest
 
 from grader import instances, submit
+from grader.problems import families
 from grader.problems.data import HIDDEN_FILE_ENV
 from grader.problems.hidden import load_secret, seeds_for, submission_key
 from grader.problems.parts import PARTS, HiddenInstanceError
@@ -125,3 +126,14 @@ def test_the_secret_is_created_private_once_and_never_through_a_link(tmp_path):
     os.symlink(path, link)
     with pytest.raises(OSError):
         load_secret(link)
+
+
+@pytest.mark.parametrize("stratum", range(len(families.CHAIN_STRATA)))
+def test_a_chain_stratum_fixes_whether_one_kernel_pays(stratum):
+    """Part 2 asks whether merging a chain pays; its hidden strata fix the answer (half yes,
+    half no) whatever the seed draws, so a pass that always merges everything meets the same
+    mix on every draw and its points barely move (benchmarks/grading_spread.py)."""
+    pays = families.CHAIN_STRATA[stratum][2]
+    for seed in (11, 12, 13):
+        ratio = families.one_kernel_ratio(families.chain_variant(seed, stratum=stratum))
+        assert ratio <= families.PAYS_BELOW if pays else ratio >= 1, (seed, ratio)
