@@ -8,6 +8,7 @@ Two entry points, one op library:
   that compiler passes can optimise as a whole.
 """
 
+from chipsim import viz  # noqa: F401  (importing viz registers the drawings: graph.draw() ...)
 from chipsim.compiler import PIPELINE, compile
 from chipsim.errors import (
     ChipConfigError,

@@ -13,10 +13,13 @@ The SSA text looks like::
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING
 
 from chipsim.i18n import N_, pad, text_width, tr
-from chipsim.ir.graph import Graph, Node, Value
 from chipsim.ir.ops import OPS, flops, get_op
+
+if TYPE_CHECKING:  # types only: graph.py imports this module (a graph prints itself)
+    from chipsim.ir.graph import Graph, Node, Value
 
 
 def _attr_text(node: Node) -> str:

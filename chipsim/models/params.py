@@ -15,7 +15,7 @@ import numpy as np
 
 from chipsim.frontend.eager import tensor
 from chipsim.frontend.tracing import SymbolicTensor
-from chipsim.ir.graph import ConstData
+from chipsim.ir.attrs import ConstData
 
 BUFFER = "buffer."  # the name prefix of constants that are not learned parameters
 

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from chipsim.ir.graph import Attrs, ConstData, Graph, Node, Value
+from chipsim.ir.attrs import Attrs, ConstData
+from chipsim.ir.graph import Graph, Node, Value
 from chipsim.ir.ops import check_attrs, get_op
 from chipsim.ir.types import TensorType
 from chipsim.passes.simplify import dce

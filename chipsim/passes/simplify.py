@@ -3,7 +3,8 @@ constant folding. Each returns a new graph with the same outputs for every input
 
 from __future__ import annotations
 
-from chipsim.ir.graph import Attrs, ConstData, Graph, Node, Value
+from chipsim.ir.attrs import Attrs, ConstData
+from chipsim.ir.graph import Graph, Node, Value
 from chipsim.ir.ops import execute
 from chipsim.ir.types import TensorType
 from chipsim.passes.pipeline import Pipeline

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from chipsim import drawing
 from chipsim.hw.chip import Chip
 from chipsim.hw.isa import LEVELS, UNIT_TITLES, UNITS
 from chipsim.hw.simulator import Record
@@ -241,15 +242,11 @@ class Report:
 
     def timeline(self, ax: Any = None, **kwargs: Any) -> Any:
         """Per-unit timeline: one row per unit, one bar per instruction, kernels labelled."""
-        from chipsim.viz.timeline import plot_timeline
-
-        return plot_timeline(self, ax=ax, **kwargs)
+        return drawing.draw("timeline", self, ax=ax, **kwargs)
 
     def roofline(self, ax: Any = None, **kwargs: Any) -> Any:
         """The chip's roofline with every kernel placed on it."""
-        from chipsim.viz.roofline import plot_roofline
-
-        return plot_roofline(self, ax=ax, **kwargs)
+        return drawing.draw("roofline", self, ax=ax, **kwargs)
 
 
 def _kernel_stat(span: KernelSpan, records: Sequence[Record]) -> KernelStat:

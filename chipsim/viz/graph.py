@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from chipsim.drawing import drawable
 from chipsim.i18n import tr
 from chipsim.ir.graph import Graph, Value
 from chipsim.ir.ops import Pattern, get_op
@@ -31,6 +32,7 @@ def layers(graph: Graph) -> dict[Value, int]:
     return depth
 
 
+@drawable("graph")
 def draw_graph(graph: Graph, ax: Any = None, *, show_types: bool = True, groups: Any = None) -> Any:
     """Draw ``graph``; returns the matplotlib Axes.
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from chipsim.drawing import drawable
 from chipsim.hw.isa import UNIT_TITLES
 from chipsim.i18n import tr
 from chipsim.viz.style import apply_style, color_for
@@ -15,6 +16,7 @@ from chipsim.viz.style import apply_style, color_for
 ROWS = ("host", "alu", "mac", "simd", "tensor", "dma")
 
 
+@drawable("timeline")
 def plot_timeline(report: Any, ax: Any = None, unit: str = "us", max_labels: int = 30) -> Any:
     """Draw the timeline; returns the matplotlib axes.
 

@@ -29,7 +29,8 @@ from typing import Any
 import numpy as np
 
 from chipsim.errors import ChipsimError
-from chipsim.ir.graph import Attrs, Graph, Node
+from chipsim.ir.attrs import Attrs
+from chipsim.ir.graph import Graph, Node
 from chipsim.ir.ops import check_attrs, get_op
 from chipsim.ir.ops.contraction import conv_geometry
 from chipsim.ir.ops.reduce import reduced_axes

@@ -18,7 +18,7 @@ import chipsim as cs
 from chipsim.codegen import KernelSpec, Location, lower, plan_kernel
 from chipsim.hw import Operand, Simulator, get_chip, list_chips
 from chipsim.ir import GraphBuilder, interpret
-from chipsim.ir.graph import Attrs
+from chipsim.ir.attrs import Attrs
 from chipsim.ir.ops import OPS, check_attrs, execute, flops, infer_type
 
 EXAMPLES = [

@@ -32,8 +32,8 @@ import numpy as np
 
 from chipsim.errors import IRError, ShapeError
 from chipsim.i18n import N_
+from chipsim.ir.attrs import Attrs
 from chipsim.ir.dtypes import to_storage
-from chipsim.ir.graph import Attrs
 from chipsim.ir.types import TensorType
 
 

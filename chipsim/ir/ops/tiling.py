@@ -28,9 +28,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from chipsim.ir.graph import Node, Value
 from chipsim.ir.ops.registry import get_op
+
+if TYPE_CHECKING:  # types only: the op registry sits below the graph (graph.py imports it)
+    from chipsim.ir.graph import Node, Value
 
 
 @dataclass(frozen=True)
