@@ -24,13 +24,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 from chipsim.errors import SimulationError
 from chipsim.hw.chip import Chip
-
-if TYPE_CHECKING:
-    from chipsim.hw.cache import Traffic
 
 #: Execution units, in the order timelines draw them.
 UNITS: tuple[str, ...] = ("host", "alu", "mac", "simd", "tensor", "dma")
@@ -72,6 +69,27 @@ STORAGE: dict[str, tuple[str, int]] = {
     "bool": ("bool", 1),
     "u8": ("uint8", 1),
 }
+
+
+class Traffic(NamedTuple):
+    """Where a transfer's DRAM bytes went, in bytes, as the L2 cache (:mod:`chipsim.hw.cache`)
+    tells :func:`cost`: ``hit`` moved between the cache and the chip (a load's hits, all of a
+    store), ``miss`` read from DRAM (a load's misses), ``written_back`` dirty lines it
+    evicted, written to DRAM."""
+
+    hit: int
+    miss: int
+    written_back: int
+
+    def __add__(self, other: object) -> Traffic:  # type: ignore[override]
+        if not isinstance(other, Traffic):
+            return NotImplemented
+        return Traffic(*(a + b for a, b in zip(self, other, strict=True)))
+
+    @property
+    def dram_bytes(self) -> int:
+        """Bytes DRAM itself moved (misses read, dirty lines written back)."""
+        return self.miss + self.written_back
 
 
 @dataclass(frozen=True, slots=True)
