@@ -9,7 +9,7 @@ Two entry points, one op library:
 """
 
 from chipsim import viz  # noqa: F401  (importing viz registers the drawings: graph.draw() ...)
-from chipsim.compiler import PIPELINE, compile
+from chipsim.compiler import PIPELINE, compile, device
 from chipsim.errors import (
     ChipConfigError,
     ChipsimError,
@@ -55,7 +55,6 @@ from chipsim.passes.fusion import Partition, validate_partition
 from chipsim.passes.memory import MemoryPlan, UsageRecord, validate_plan
 from chipsim.passes.memory.plan import make_plan
 from chipsim.runtime import ChipDevice, Report
-from chipsim.runtime import make_device as device
 from chipsim.runtime.program import Program
 
 __version__ = "0.1.0"

@@ -25,6 +25,15 @@ from chipsim.passes.fusion.partition import group_outputs
 
 
 @dataclass(frozen=True, slots=True)
+class KernelSpan:
+    """Instructions (or simulator records) ``[first, stop)`` belong to kernel ``name``."""
+
+    name: str
+    first: int
+    stop: int
+
+
+@dataclass(frozen=True, slots=True)
 class Location:
     """Where a tensor lives: a memory level (``dram``, ``sram`` or ``reg``) and a byte offset."""
 

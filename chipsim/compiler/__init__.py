@@ -5,9 +5,11 @@ reference pass.
   :class:`CompileState` they hand on;
 * :mod:`~chipsim.compiler.fusion` — the reference fusion (rule pass + autotuner, with the code
   generator's capacity rule), the named fusion passes, and how any pass is run and checked;
-* :mod:`~chipsim.compiler.records` — the tensors kept between kernels, for the planner.
+* :mod:`~chipsim.compiler.records` — the tensors kept between kernels, for the planner;
+* :mod:`~chipsim.compiler.chip_device` — ``chipsim.device``: an eager device handed the compiler.
 """
 
+from chipsim.compiler.chip_device import device
 from chipsim.compiler.fusion import FUSION_PASSES, get_fusion, reference_fusion, run_fusion
 from chipsim.compiler.pipeline import PIPELINE, CompileState, Pipeline, Stage, compile
 from chipsim.compiler.records import kernel_records
@@ -19,6 +21,7 @@ __all__ = [
     "Pipeline",
     "Stage",
     "compile",
+    "device",
     "get_fusion",
     "kernel_records",
     "reference_fusion",

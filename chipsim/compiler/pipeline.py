@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from chipsim.codegen.link import link
 from chipsim.codegen.streaming import streamed_inputs
 from chipsim.compiler.fusion import get_fusion, run_fusion
 from chipsim.compiler.records import kernel_records
@@ -43,6 +44,7 @@ from chipsim.passes.memory import MemoryPlan, UsageRecord, get_planner, validate
 from chipsim.passes.pipeline import Pipeline, Stage
 from chipsim.passes.placement import Placement, place
 from chipsim.passes.simplify import simplify as simplify_graph
+from chipsim.runtime.program import Program
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ class CompileState:
     planned: list[Value] = field(default_factory=list)
     plan: MemoryPlan | None = None
     placement: Placement | None = None
-    program: Any = None
+    program: Program | None = None
 
     def but(self, **changes: Any) -> CompileState:
         """A copy with ``changes``: each stage returns the state with its result added."""
@@ -102,13 +104,8 @@ def _place(s: CompileState) -> CompileState:
 
 
 def _codegen(s: CompileState) -> CompileState:
-    # The compiled Program lives in the runtime, which also compiles (a device runs a jitted
-    # graph through compile): importing it here, when the last stage runs, breaks that cycle.
-    from chipsim.runtime.program import Program
-
-    program = Program(
-        s.graph, s.chip, s.partition, s.plan, s.placement, double_buffer=s.double_buffer
-    )
+    linked = link(s.graph, s.chip, s.partition, s.placement, double_buffer=s.double_buffer)
+    program = Program(s.graph, s.chip, s.partition, s.plan, s.placement, linked)
     return s.but(program=program)
 
 
@@ -156,7 +153,7 @@ def compile(  # noqa: A001 - the public name the course uses
     planner: str | Callable[..., MemoryPlan] | None = "greedy_by_size",
     simplify: bool = True,
     double_buffer: bool = True,
-) -> Any:
+) -> Program:
     """Compile a function or graph for a simulated chip; returns a :class:`Program`.
 
     Runs the stages of :data:`PIPELINE` over a :class:`CompileState`.

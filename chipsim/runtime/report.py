@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chipsim import drawing
+from chipsim.codegen.kernel import KernelSpan
 from chipsim.hw.chip import Chip
 from chipsim.hw.isa import LEVELS, UNIT_TITLES, UNITS
 from chipsim.hw.simulator import Record
@@ -41,15 +42,6 @@ _HEADERS = (
     N_("FLOPs"),
     N_("DRAM bytes"),
 )
-
-
-@dataclass(frozen=True, slots=True)
-class KernelSpan:
-    """Records ``[first, stop)`` of the simulator belong to kernel ``name``."""
-
-    name: str
-    first: int
-    stop: int
 
 
 @dataclass(frozen=True, slots=True)
