@@ -20,6 +20,7 @@ from chipsim.hw.chip import Chip, get_chip
 from chipsim.ir.graph import Graph
 from chipsim.passes.fold_batchnorm import fold_batchnorm
 from chipsim.passes.simplify import simplify
+from chipsim.workloads.eager import run_eager
 
 BIG_DRAM = 4 * 2**30  # enough for every model here in f32
 
@@ -84,8 +85,6 @@ def _compiled(graph: Graph, chip: Chip):
 
 def measure(graph: Graph, chip: str | Chip, *, eager: bool = True, top: int = 3) -> ModelRun:
     """Compile and simulate ``graph`` (timing only) on ``chip``, and run it eagerly."""
-    from chipsim.workloads.eager import run_eager
-
     target, raised = get_chip(chip), False
     inference = fold_batchnorm(graph)
     # weights that cannot fit even before any activation: compiling would end out of memory
