@@ -38,12 +38,12 @@ from nbgrader.preprocessors import (
     SaveAutoGrades,
 )
 
-from grader.sandbox.execute import GuardedExecute
-from grader.gradebook.db import configured_url
 from grader.course.local_exchange import from_environment
 from grader.course.rescore import RescoreAnswers
-from grader.sandbox.modes import lock_down
 from grader.course.sanitize import RememberLanguage, RestoreTestCells
+from grader.gradebook.db import configured_url
+from grader.sandbox.execute import GuardedExecute
+from grader.sandbox.modes import lock_down
 
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
 
