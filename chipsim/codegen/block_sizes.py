@@ -102,7 +102,7 @@ def _candidate_blocks(bk: BlockedKernel, chip: Chip, smallest: int) -> Iterator[
     """
     geo, shape = bk.geometry, bk.contraction.type.shape
     tm, tn, tk = chip.tensor_core.tile
-    unit_rows = tm if bk.contraction.op == "matmul" else 1  # a conv's rows are whole images
+    unit_rows = geo.row_unit or tm  # the op says (a conv's rows are whole images: 1)
 
     def sizes(full: int, unit: int) -> list[int]:
         return [n for n in _candidates(full, unit) if n >= smallest or n == full]

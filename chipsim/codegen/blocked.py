@@ -126,7 +126,7 @@ def buffered_results(bk: BlockedKernel, kernel: KernelSpec) -> list[Value]:
 
 def immediates(kernel: KernelSpec) -> list[Node]:
     """Constants the caller did not place: the ALU writes them once, whole, into SRAM."""
-    return [n for n in kernel.nodes if n.op == "constant" and n.output not in kernel.location]
+    return [n for n in kernel.nodes if n.is_constant and n.output not in kernel.location]
 
 
 def in_place(bk: BlockedKernel, kernel: KernelSpec) -> dict[Value, Value]:

@@ -162,7 +162,7 @@ def kernel_timer(graph: Graph, chip: Chip) -> Callable[[Group], int | None]:
 
     def made(spec: KernelSpec) -> tuple[bool, ...]:
         """Which inputs an earlier kernel made (not constants, not the host's inputs)."""
-        return tuple(v in producer and producer[v].op != "constant" for v in spec.inputs)
+        return tuple(v in producer and not producer[v].is_constant for v in spec.inputs)
 
     def measure(spec: KernelSpec) -> int | None:
         sim = Simulator(chip, functional=False)

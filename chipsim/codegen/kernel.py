@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from chipsim.errors import PlanError
 from chipsim.ir.graph import Graph, Node, Value
-from chipsim.passes.fusion.naming import name_of_ops
+from chipsim.passes.fusion.naming import name_of_nodes
 from chipsim.passes.fusion.partition import group_outputs
 
 
@@ -49,7 +49,7 @@ class Location:
 
 def kernel_name(nodes: Iterable[Node]) -> str:
     """``"add"`` for one op, ``"fused_matmul_add_relu"`` for a group (constants left out)."""
-    return name_of_ops([n.op for n in nodes])
+    return name_of_nodes(list(nodes))
 
 
 @dataclass(frozen=True, eq=False)

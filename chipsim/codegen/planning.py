@@ -107,12 +107,12 @@ class _Planner:
     def __init__(self, kernel: KernelSpec, chip: Chip, double_buffer: bool) -> None:
         self.k, self.chip, self.double_buffer = kernel, chip, double_buffer
         self.produced = {n.output: n for n in kernel.nodes}
-        self.compute = [n for n in kernel.nodes if n.op != "constant"]
+        self.compute = [n for n in kernel.nodes if not n.is_constant]
         self.immediates = [
-            n for n in kernel.nodes if n.op == "constant" and n.output not in kernel.location
+            n for n in kernel.nodes if n.is_constant and n.output not in kernel.location
         ]
         self.external = list(kernel.inputs) + [
-            n.output for n in kernel.nodes if n.op == "constant" and n.output in kernel.location
+            n.output for n in kernel.nodes if n.is_constant and n.output in kernel.location
         ]
         self._check()
         self.spill = False

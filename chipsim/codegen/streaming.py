@@ -63,7 +63,7 @@ def worth_streaming(
     after them, and streaming one input through a chain of contractions was measured slower
     (an MLP on edge-npu: 5,202 against 3,838 cycles)."""
     spec = KernelSpec.of_group(graph, group, {})
-    if sum(1 for n in spec.nodes if n.op != "constant") != 1:
+    if sum(1 for n in spec.nodes if not n.is_constant) != 1:
         return set()
     everything_in_dram = {v: Location("dram", 0) for v in (*spec.inputs, *spec.outputs)}
     in_dram = KernelSpec.of_group(graph, group, everything_in_dram)

@@ -25,7 +25,7 @@ from chipsim.ir.attrs import Attrs, ConstData
 from chipsim.ir.dtypes import DType, f32
 from chipsim.ir.dtypes import dtype as to_dtype
 from chipsim.ir.interpreter import interpret
-from chipsim.ir.ops import infer_type
+from chipsim.ir.ops import OPS, infer_type
 from chipsim.ir.printer import format_graph, format_html, format_table
 from chipsim.ir.types import TensorType
 
@@ -70,6 +70,18 @@ class Node:
     @property
     def type(self) -> TensorType:
         return self.output.type
+
+    @property
+    def is_constant(self) -> bool:
+        """Whether the node holds data known when the graph is built (its op's trait)."""
+        opdef = OPS.get(self.op)
+        return opdef is not None and opdef.is_constant
+
+    @staticmethod
+    def constant(data: ConstData, hint: str = "", loc: str = "") -> Node:
+        """A ``constant`` node holding ``data`` (a new value of its shape and dtype)."""
+        value = Value(TensorType(data.shape, data.dtype), hint)
+        return Node("constant", (), Attrs({"value": data}), value, loc)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -165,10 +177,12 @@ class GraphBuilder:
         self.nodes.append(node)
         return node.output
 
-    def const(self, value: Any, dt: DType | str | None = None) -> Value:
+    def const(self, value: Any, dt: DType | str | None = None, hint: str = "") -> Value:
         """A ``constant`` node holding ``value`` (a Python number or numpy array)."""
         data = ConstData.of(value, to_dtype(dt) if dt is not None else None)
-        return self.op("constant", value=data)
+        node = Node.constant(data, hint)
+        self.nodes.append(node)
+        return node.output
 
     def build(self, *outputs: Value) -> Graph:
         return Graph(tuple(self.inputs), tuple(self.nodes), tuple(outputs), self.name)

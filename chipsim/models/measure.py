@@ -88,7 +88,7 @@ def measure(graph: Graph, chip: str | Chip, *, eager: bool = True, top: int = 3)
     target, raised = get_chip(chip), False
     inference = fold_batchnorm(graph)
     # weights that cannot fit even before any activation: compiling would end out of memory
-    weights = sum(n.type.nbytes for n in simplify(inference).nodes if n.op == "constant")
+    weights = sum(n.type.nbytes for n in simplify(inference).nodes if n.is_constant)
     if weights > target.dram.capacity_bytes + target.registers.capacity_bytes:
         target, raised = with_dram(target, BIG_DRAM), True
     try:

@@ -214,9 +214,7 @@ def arena_budget(chip: Any) -> int:
 
 def is_small_constant(node: Any) -> bool:
     """A constant small enough for the register file (a bias, a scale): rule 1."""
-    return (
-        node.op == "constant" and node.type.nbytes <= REGISTER_LIMIT_BYTES and node.type.rank <= 1
-    )
+    return node.is_constant and node.type.nbytes <= REGISTER_LIMIT_BYTES and node.type.rank <= 1
 
 
 class _Level:
@@ -299,7 +297,7 @@ def place(
         return f"{v.hint or names[v]}: {v.type}"
 
     for node in graph.nodes:  # rules 1 and 2: constants
-        if node.op != "constant":
+        if not node.is_constant:
             continue
         v = node.output
         if is_small_constant(node) and regs.fits(v.type.nbytes):
@@ -377,7 +375,7 @@ def place_group(
     where: dict[Value, tuple[str, int]] = {}
     for v in values:
         node = producer.get(v)
-        weight = node is not None and node.op == "constant"
+        weight = node is not None and node.is_constant
         if on_chip and weight and is_small_constant(node) and regs.fits(v.type.nbytes):
             where[v] = (REG, regs.take("", v.type.nbytes))
         elif (

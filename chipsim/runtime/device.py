@@ -38,6 +38,7 @@ from chipsim.hw.isa import Instr, Operand
 from chipsim.hw.simulator import Simulator
 from chipsim.ir.dtypes import to_storage
 from chipsim.ir.graph import Graph, Node
+from chipsim.ir.ops import get_op
 from chipsim.ir.types import TensorType
 from chipsim.runtime.program import Program
 from chipsim.runtime.report import KernelSpan, Report
@@ -112,12 +113,13 @@ class ChipDevice(Device):
 
     def run(self, node: Node, inputs: Sequence[ChipBuffer]) -> ChipBuffer:
         """Run ``node`` as one kernel: launch, load, compute, store."""
-        if node.op == "reshape":  # a view: same bytes, new shape, no kernel
+        opdef = get_op(node.op)
+        if opdef.is_constant:
+            return self.upload(node.attrs["value"].array(), node.type)
+        if not opdef.moves_data:  # a view (reshape): same bytes, new shape, no kernel
             src = inputs[0]
             src.refs[0] += 1
             return ChipBuffer(src.block, src.offset, src.refs)
-        if node.op == "constant":
-            return self.upload(node.attrs["value"].array(), node.type)
         out = self._alloc(node.type)
         location = {
             v: Location("dram", b.offset) for v, b in zip(node.inputs, inputs, strict=False)

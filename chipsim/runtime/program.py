@@ -65,7 +65,7 @@ class Program:
             names = self.graph.names()
             for node in self.graph.nodes:
                 where = self.locations.get(node.output)
-                if node.op == "constant" and where is not None:
+                if node.is_constant and where is not None:
                     sim.memory[where.level].write(
                         operand(where, node.output, names[node.output]),
                         node.attrs["value"].array(),

@@ -72,7 +72,7 @@ def draw_graph(graph: Graph, ax: Any = None, *, show_types: bool = True, groups:
             label, color, small = tr("{value} input", value=names[v]), INPUT_COLOR, False
         else:
             label = f"{names[v]} {node.op}"
-            small = node.op == "constant"
+            small = node.is_constant
             color = PATTERN_COLORS[get_op(node.op).pattern]
         text = f"{label}\n{v.type}" if show_types else label
         ax.text(

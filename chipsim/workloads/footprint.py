@@ -138,7 +138,7 @@ def _static_memory(programs: Sequence[Any], n_weights: int) -> StaticMemory:
         w += sum(
             _aligned(n.type.nbytes)
             for n in g.nodes
-            if n.op == "constant" and prog.placement.level(n.output) == "dram"
+            if n.is_constant and prog.placement.level(n.output) == "dram"
         )
         weights = max(weights, w)
         rest = [*g.inputs[n_weights:], *g.outputs]

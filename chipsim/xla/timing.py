@@ -51,7 +51,7 @@ def numpy_eager(graph: Graph) -> Callable[..., list[np.ndarray]]:
     steps = []
     consts = {}
     for node in graph.nodes:
-        if node.op == "constant":
+        if node.is_constant:
             consts[node.output] = node.attrs["value"].array()
         else:
             opdef = get_op(node.op)

@@ -259,5 +259,6 @@ register(
         inputs=(),
         moves_data=False,
         public=False,
+        is_constant=True,
     )
 )

@@ -65,7 +65,7 @@ def row_flags(node: Node, rows: int) -> tuple[bool, ...] | None:
 def row_tiling(nodes: Sequence[Node], outputs: Sequence[Value]) -> RowTiling | None:
     """The row tiling of a kernel running ``nodes`` (topological order) and writing
     ``outputs``, or None if it cannot be cut into row tiles (it must run whole)."""
-    compute = [n for n in nodes if n.op != "constant"]
+    compute = [n for n in nodes if not n.is_constant]
     rows = outputs[0].shape[0] if outputs and outputs[0].type.rank else 0
     if rows < 2 or any(v.type.rank == 0 or v.shape[0] != rows for v in outputs):
         return None

@@ -104,7 +104,7 @@ def _dram_traffic(graph: Graph, group: Sequence[int], chip: Any) -> tuple[int, i
     total = 0
     for v in read:
         p = index.get(v)
-        weight = p is not None and graph.nodes[p].op == "constant"
+        weight = p is not None and graph.nodes[p].is_constant
         if (weight and v.type.numel > 1) or v.type.nbytes > limit:
             total += v.type.nbytes
     users = graph.users()

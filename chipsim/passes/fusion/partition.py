@@ -175,7 +175,7 @@ def validate_partition(graph: Graph, partition: Partition) -> None:
                     f"group {g} lists node index {i}, but the graph has {n} nodes "
                     f"(indices 0..{n - 1})"
                 )
-            if graph.nodes[i].op == "constant":
+            if graph.nodes[i].is_constant:
                 raise PartitionError(
                     f"group {g} lists {node(i)} (node {i}): constants are data, not kernels; "
                     "leave them out of every group"
@@ -186,7 +186,7 @@ def validate_partition(graph: Graph, partition: Partition) -> None:
                     "put each node in exactly one group"
                 )
             owner[i] = g
-    missing = [i for i in range(n) if graph.nodes[i].op != "constant" and i not in owner]
+    missing = [i for i in range(n) if not graph.nodes[i].is_constant and i not in owner]
     if missing:
         listed = ", ".join(f"{node(i)} (node {i})" for i in missing)
         raise PartitionError(f"{listed} in no group; every op must be in exactly one group")

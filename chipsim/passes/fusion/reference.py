@@ -60,7 +60,7 @@ EXIT = "exit"  # the virtual node after every graph output
 
 def op_indices(graph: Graph) -> list[int]:
     """Indices of the nodes that are kernels' work: every node except constants."""
-    return [i for i, n in enumerate(graph.nodes) if n.op != "constant"]
+    return [i for i, n in enumerate(graph.nodes) if not n.is_constant]
 
 
 @reference_for("fusion")
@@ -84,7 +84,7 @@ def immediate_post_dominators(graph: Graph) -> dict[int, int | str]:
     again, is post-dominated only by the exit.
     """
     users = users_of(graph)
-    outputs = {n.output for n in graph.nodes if n.op != "constant"} & set(graph.outputs)
+    outputs = {n.output for n in graph.nodes if not n.is_constant} & set(graph.outputs)
     reverse = nx.DiGraph()
     reverse.add_node(EXIT)
     for i, us in users.items():

@@ -85,7 +85,7 @@ class CostSearch:
     ) -> None:
         self.graph, self.chip, self.fits = graph, chip, fits
         self.kernel_cost = kernel_cost
-        ops = [i for i, n in enumerate(graph.nodes) if n.op != "constant"]
+        ops = [i for i, n in enumerate(graph.nodes) if not n.is_constant]
         self.dag = node_dag(graph).subgraph(ops).copy()
         self._cycles: dict[Group, int] = {}
         self._allowed: dict[Group, bool] = {}
