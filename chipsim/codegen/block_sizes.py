@@ -31,6 +31,7 @@ from chipsim.codegen.kernel import KernelSpec
 from chipsim.hw.chip import Chip
 from chipsim.hw.isa import Operand, cost
 from chipsim.ir.graph import Value
+from chipsim.target import Level
 
 MIN_BLOCK = 16  # smallest tile edge tried first (smaller tiles only when nothing else fits)
 NEAR_BEST = 0.02  # estimates this close to the fastest count as equally fast
@@ -68,8 +69,10 @@ def estimate_cycles(bk: BlockedKernel, kernel: KernelSpec, chip: Chip, blocks: B
     tile = first_tile(bk, blocks)
     nsteps = count_loads(bk, blocks, list(tile))
     ntiles = count_loads(bk, blocks, [a for a in tile if a != "k"])
-    sram = {v: Operand("sram", 0, tile_shape(v, bk.maps[v], tile), v.dtype.name) for v in bk.maps}
-    dram = {v: Operand("dram", 0, s.shape, s.dtype) for v, s in sram.items()}
+    sram = {
+        v: Operand(Level.SRAM, 0, tile_shape(v, bk.maps[v], tile), v.dtype.name) for v in bk.maps
+    }
+    dram = {v: Operand(Level.DRAM, 0, s.shape, s.dtype) for v, s in sram.items()}
 
     def move(v: Value) -> int:
         return cost(dma("load", dram[v], sram[v], kernel.name), chip)
@@ -79,7 +82,7 @@ def estimate_cycles(bk: BlockedKernel, kernel: KernelSpec, chip: Chip, blocks: B
         fill += move(v)
         dma_time += move(v) * count_loads(bk, blocks, [a for a in bk.maps[v] if a is not None])
     for v in kernel.outputs:
-        if kernel.location[v].level == "dram":
+        if kernel.location[v].level == Level.DRAM:
             dma_time += move(v) * ntiles
             fill += move(v)
     head = bk.contraction

@@ -47,6 +47,7 @@ from chipsim.hw.simulator import Simulator
 from chipsim.ir.graph import Graph, Value
 from chipsim.ir.ops import Pattern, get_op
 from chipsim.passes.placement import arena_budget, place_group
+from chipsim.target import Level
 
 Group = Sequence[int]
 T = TypeVar("T")
@@ -67,7 +68,7 @@ def stand_in_spec(graph: Graph, chip: Chip, group: Group, *, on_chip: bool) -> K
     homes, dram = place_group(graph, chip, (*spec.inputs, *spec.outputs), on_chip=False)
     where = {v: Location(level, offset) for v, (level, offset) in homes.items()}
     return KernelSpec(
-        spec.name, spec.nodes, spec.inputs, spec.outputs, where, window, Location("dram", dram)
+        spec.name, spec.nodes, spec.inputs, spec.outputs, where, window, Location(Level.DRAM, dram)
     )
 
 

@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 
 from chipsim.errors import SimulationError
 from chipsim.hw.chip import Chip
+from chipsim.target import Level
 
 #: Execution units, in the order timelines draw them.
 UNITS: tuple[str, ...] = ("host", "alu", "mac", "simd", "tensor", "dma")
@@ -39,7 +40,6 @@ UNIT_TITLES = {
     "tensor": "Tensor Core",
     "dma": "DMA",
 }
-LEVELS: tuple[str, ...] = ("dram", "sram", "reg")
 
 #: Opcode -> unit that runs it.
 OPCODES: dict[str, str] = {
@@ -100,7 +100,7 @@ class Operand:
     ``None`` means dense row-major.
     """
 
-    level: str
+    level: Level
     offset: int
     shape: tuple[int, ...]
     dtype: str
@@ -265,17 +265,17 @@ def simd_ops(chip: Chip, elements: int, slots: int = 1) -> int:
 def _dma_cycles(instr: Instr, chip: Chip, traffic: Traffic | None) -> int:
     levels = {o.level for o in (*instr.srcs, *instr.dsts)}
     if instr.opcode == "refetch":  # a timing-only re-read from DRAM (its data is on chip)
-        levels = {"dram"}
+        levels = {Level.DRAM}
     bpc = chip.dma.bytes_per_cycle
     fixed = chip.dma.setup_cycles
-    if "sram" in levels:
+    if Level.SRAM in levels:
         bpc = min(bpc, chip.sram.bytes_per_cycle)
-    if "dram" in levels and traffic is not None:  # through the L2: every byte crosses the
+    if Level.DRAM in levels and traffic is not None:  # through the L2: every byte crosses the
         fixed += chip.dram.latency_cycles if traffic.miss else chip.l2.latency_cycles  # L2,
         bpc = min(bpc, chip.l2.bytes_per_cycle)  # DRAM's share meanwhile, pipelined
         dram = -(-traffic.dram_bytes // chip.dram.sustained_bytes_per_cycle)
         return fixed + max(-(-instr.work // bpc), dram)
-    if "dram" in levels:
+    if Level.DRAM in levels:
         bpc = min(bpc, chip.dram.sustained_bytes_per_cycle)
         fixed += chip.dram.latency_cycles
     return fixed + -(-instr.work // bpc)
@@ -322,9 +322,9 @@ def cost(instr: Instr, chip: Chip, traffic: Traffic | None = None) -> int:
         raise SimulationError(f"instruction {instr}: unknown unit {unit!r}; use one of {UNITS}")
     sram = dram = 0
     for o in (*instr.srcs, *instr.dsts):
-        if o.level == "sram":
+        if o.level == Level.SRAM:
             sram += o.nbytes
-        elif o.level == "dram":
+        elif o.level == Level.DRAM:
             dram += o.nbytes
     busy = max(busy, -(-sram // chip.sram.bytes_per_cycle))
     if dram:

@@ -42,6 +42,7 @@ from chipsim.ir.ops import get_op
 from chipsim.ir.types import TensorType
 from chipsim.runtime.program import Program
 from chipsim.runtime.report import KernelSpan, Report
+from chipsim.target import Level
 
 #: What compiles a jitted graph for a device: ``compiler(graph, chip=..., double_buffer=...)``
 #: returns a :class:`Program` (``chipsim.compile``, handed in by ``chipsim.device``).
@@ -57,7 +58,7 @@ class ChipBuffer:
     refs: list[int]  # shared, mutable reference count of the block
 
     def operand(self, type: TensorType) -> Operand:
-        return Operand("dram", self.offset, type.shape, type.dtype.name)
+        return Operand(Level.DRAM, self.offset, type.shape, type.dtype.name)
 
 
 class ChipDevice(Device):
@@ -98,7 +99,7 @@ class ChipDevice(Device):
         self.sim.host_wrote(buf.operand(type))  # a reused block's old lines leave the L2
         if self.functional:
             values = to_storage(np.asarray(array), type.dtype)
-            self.sim.memory["dram"].write(buf.operand(type), values, "upload")
+            self.sim.memory[Level.DRAM].write(buf.operand(type), values, "upload")
         return buf
 
     def download(self, buffer: ChipBuffer, type: TensorType) -> np.ndarray:
@@ -109,7 +110,7 @@ class ChipDevice(Device):
                 "this device runs timing only (functional=False) and holds "
                 "no values; create it with functional=True to read tensors"
             )
-        return self.sim.memory["dram"].read(buffer.operand(type), "download")
+        return self.sim.memory[Level.DRAM].read(buffer.operand(type), "download")
 
     def run(self, node: Node, inputs: Sequence[ChipBuffer]) -> ChipBuffer:
         """Run ``node`` as one kernel: launch, load, compute, store."""
@@ -122,9 +123,9 @@ class ChipDevice(Device):
             return ChipBuffer(src.block, src.offset, src.refs)
         out = self._alloc(node.type)
         location = {
-            v: Location("dram", b.offset) for v, b in zip(node.inputs, inputs, strict=False)
+            v: Location(Level.DRAM, b.offset) for v, b in zip(node.inputs, inputs, strict=False)
         }
-        location[node.output] = Location("dram", out.offset)
+        location[node.output] = Location(Level.DRAM, out.offset)
         spec = KernelSpec.of([node], [node.output], location)
         program = lower(spec, self.chip, double_buffer=self.double_buffer, launch="eager")
         first = len(self.sim.records)
@@ -164,7 +165,7 @@ class ChipDevice(Device):
     def report(self) -> Report:
         """The :class:`Report` of everything this device ran so far."""
         if self._report is None or len(self._report.records) != len(self.sim.records):
-            peaks = {"dram": self.allocator.peak_reserved}
+            peaks = {Level.DRAM: self.allocator.peak_reserved}
             self._report = Report.from_records(
                 self.chip, self.sim.records, self.spans, peaks, self.allocator.history
             )

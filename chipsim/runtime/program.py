@@ -24,6 +24,7 @@ from chipsim.passes.fusion import Partition
 from chipsim.passes.memory import MemoryPlan
 from chipsim.passes.placement import Placement
 from chipsim.runtime.report import Report
+from chipsim.target import Level
 
 
 class Program:
@@ -71,7 +72,7 @@ class Program:
                         node.attrs["value"].array(),
                     )
             for v, where in self._host_inputs.items():
-                sim.memory["dram"].write(operand(where, v, names[v]), env[v])
+                sim.memory[Level.DRAM].write(operand(where, v, names[v]), env[v])
         return sim
 
     def run(self, *args: Any, functional: bool = True) -> tuple[list[np.ndarray], Report]:

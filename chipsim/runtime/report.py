@@ -27,9 +27,10 @@ from typing import Any
 from chipsim import drawing
 from chipsim.codegen.kernel import KernelSpan
 from chipsim.hw.chip import Chip
-from chipsim.hw.isa import LEVELS, UNIT_TITLES, UNITS
+from chipsim.hw.isa import UNIT_TITLES, UNITS
 from chipsim.hw.simulator import Record
 from chipsim.i18n import N_, pad, text_width, tr
+from chipsim.target import LEVELS, Level
 
 _COMPUTE = ("tensor", "mac", "simd", "alu")
 #: The kernel table's column titles (English; translated where shown).
@@ -114,14 +115,14 @@ class Report:
             ins = r.instr
             busy[ins.unit] += r.end - r.start
             for o in (*ins.srcs, *ins.dsts):
-                if o.level != "dram" or r.traffic is None:  # via an L2: counted below
+                if o.level != Level.DRAM or r.traffic is None:  # via an L2: counted below
                     moved[o.level] += o.nbytes
                 peak[o.level] = max(peak[o.level], o.byte_range()[1])
                 if ins.unit in _COMPUTE:
-                    moved["reg"] += o.nbytes  # compute units read and write via registers
+                    moved[Level.REG] += o.nbytes  # compute units read and write via registers
             if r.traffic is not None:  # through an L2: DRAM moved only misses and write-backs;
-                moved["dram"] += r.traffic.dram_bytes  # the hits are on-chip (L2) bytes
-                moved["sram"] += r.traffic.hit
+                moved[Level.DRAM] += r.traffic.dram_bytes  # the hits are on-chip (L2) bytes
+                moved[Level.SRAM] += r.traffic.hit
             if ins.unit in ("tensor", "mac"):
                 macs += ins.flops // 2
             elif ins.unit in ("simd", "alu"):
@@ -131,9 +132,9 @@ class Report:
         e = chip.energy
         energy = {
             "compute": macs * e.mac_pj + ops * e.op_pj,
-            "dram": moved["dram"] * e.dram_byte_pj,
-            "sram": moved["sram"] * e.sram_byte_pj,
-            "reg": moved["reg"] * e.reg_byte_pj,
+            Level.DRAM: moved[Level.DRAM] * e.dram_byte_pj,
+            Level.SRAM: moved[Level.SRAM] * e.sram_byte_pj,
+            Level.REG: moved[Level.REG] * e.reg_byte_pj,
         }
         kernels = tuple(_kernel_stat(s, records) for s in spans if s.stop > s.first)
         cycles = max((r.end for r in records), default=0)

@@ -43,7 +43,6 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import networkx as nx
 
@@ -54,6 +53,7 @@ from chipsim.passes.fusion.cost import kernel_budget
 from chipsim.passes.fusion.partition import Partition, node_dag
 from chipsim.passes.fusion.rules import ROUNDS, Pattern, can_fuse, group_pattern, op_pattern
 from chipsim.reference import reference_for
+from chipsim.target import Chip
 
 EXIT = "exit"  # the virtual node after every graph output
 
@@ -100,7 +100,7 @@ def immediate_post_dominators(graph: Graph) -> dict[int, int | str]:
 @reference_for("fusion")
 def rule_fusion(
     graph: Graph,
-    chip: Any = None,
+    chip: Chip | None = None,
     *,
     fits: Callable[[Sequence[int]], bool] | None = None,
     sram_budget: int | None = None,
@@ -146,7 +146,7 @@ def rule_fusion(
 
 @reference_for("fusion")
 def estimate_fits(
-    graph: Graph, chip: Any, sram_budget: int | None
+    graph: Graph, chip: Chip, sram_budget: int | None
 ) -> Callable[[Sequence[int]], bool]:
     """The capacity estimate as a rule: the kernels' share of SRAM, or no limit without one."""
     if sram_budget is not None:
@@ -192,13 +192,13 @@ def topological_groups(graph: Graph, groups: list[tuple[int, ...]]) -> Partition
     return Partition([groups[g] for g in order], graph=graph)
 
 
-def no_fusion(graph: Graph, chip: Any = None) -> Partition:
+def no_fusion(graph: Graph, chip: Chip | None = None) -> Partition:
     """Every op is its own kernel (what eager execution does)."""
     return Partition([(i,) for i in op_indices(graph)], graph=graph)
 
 
 @reference_for("fusion")
-def fuse_elementwise_chains(graph: Graph, chip: Any = None) -> Partition:
+def fuse_elementwise_chains(graph: Graph, chip: Chip | None = None) -> Partition:
     """A simpler pass: only fuse an elementwise/broadcast op into its single user's group
     when that group is elementwise/broadcast too (no reductions, no epilogues, no SRAM check).
     """
