@@ -8,7 +8,8 @@ Prints one sha256 per item and one over all of them:
   then ``chipsim.compile``): the simulated cycles, the partition, the memory plan (offsets and
   arena), the placement, every instruction, the per-kernel cycle list; and the same graph run
   eagerly (one kernel per op, timing only): its cycles, per-kernel cycles and DRAM peak;
-* **rules** — the reference fusion without a chip (the rule pass alone) on each model;
+* **rules**, **estimated** — the rule pass alone on each model, and the rules and the
+  autotuner on the fusion cost model's estimates for a stand-in with each preset's fields;
 * **blocks** — the teaching graphs (``chipsim.workloads.blocks``) compiled on every preset;
 * **grades** — the grader's points (:mod:`grader.scoring.spread`, in this process) of the
   course's model solution and of a middling one (``benchmarks/grading_spread.py``) on every
@@ -35,9 +36,9 @@ import numpy as np
 
 import chipsim as cs
 import chipsim.models as models
-from chipsim.compiler import reference_fusion
 from chipsim.models.measure import BIG_DRAM, with_dram
 from chipsim.passes.fold_batchnorm import fold_batchnorm
+from chipsim.passes.fusion import autotune, rule_fusion
 from chipsim.workloads import blocks
 from chipsim.workloads.eager import run_eager
 
@@ -87,6 +88,11 @@ def program_lines(program: Any) -> list[str]:
     return lines
 
 
+def estimated(graph: Any, chip: Any) -> Any:
+    """The reference fusion's rules and autotuner on the cost model's estimates."""
+    return autotune(graph, chip, rule_fusion(graph, chip))
+
+
 def fields(chip_name: str) -> SimpleNamespace:
     """A stand-in with a chip's fields but not a :class:`~chipsim.hw.Chip`."""
     chip = cs.chip(chip_name)
@@ -98,11 +104,11 @@ def model_items() -> Iterable[tuple[str, list[str]]]:
     for name, knobs in SIZES.items():
         graph = models.build(name, **knobs)
         inference = fold_batchnorm(graph)
-        yield f"rules {name}", [str(reference_fusion(inference))]
+        yield f"rules {name}", [str(rule_fusion(inference))]
         for chip_name in cs.chips():  # a chip the fusion only reads fields of: its estimates
             yield (
                 f"estimated {name} {chip_name}",
-                [str(reference_fusion(inference, fields(chip_name)))],
+                [str(estimated(inference, fields(chip_name)))],
             )
         for chip_name in cs.chips():
             chip = cs.chip(chip_name)

@@ -5,11 +5,13 @@ The pipeline, one stage each (:data:`PIPELINE`)::
     trace -> simplify -> fuse -> liveness -> plan memory -> place -> codegen
 
 Every stage is a :class:`~chipsim.passes.pipeline.Stage`: a name, one line saying what it
-does, and a function from a small :class:`CompileState` to the next; the stages run in a
-:class:`~chipsim.passes.pipeline.Pipeline`, the same one that composes the simplification
-passes. The learner's fusion pass or memory planner replaces
-exactly one of them, through ``compile``'s arguments, and any stage that fails says which it
-was. It is in the spirit of TVM's ``Sequential`` of passes.
+does, a function from a small :class:`CompileState` to the next, and the fields of the state
+it reads and writes; the stages run in a :class:`~chipsim.passes.pipeline.Pipeline`, the
+same one that composes the simplification passes and the reference fusion. Cut it with
+``PIPELINE.until("fuse")``, swap a stage with ``PIPELINE.replace("fuse", my_stage)``, and
+watch it with ``PIPELINE.with_instruments(PrintAfterEach())``. The learner's fusion pass or
+memory planner replaces exactly one of them, through ``compile``'s arguments, and any stage
+that fails says which it was. It is in the spirit of TVM's ``Sequential`` of passes.
 
 Example:
     >>> import numpy as np, chipsim as cs
@@ -129,19 +131,26 @@ def _check_plan(plan: Any, records: list[UsageRecord]) -> MemoryPlan:
 PIPELINE = Pipeline(
     [
         Stage("trace", N_("run the Python function on symbolic tensors: a static graph"),
-              _trace),
+              _trace, reads=("source", "example_inputs"), writes=("graph",)),
         Stage("simplify", N_("fold constants, merge common subexpressions, drop dead code"),
-              _simplify),
-        Stage("fuse", N_("partition the ops into kernels (operator fusion)"), _fuse),
-        Stage("liveness", N_("when is each tensor passed between kernels alive?"), _liveness),
+              _simplify, reads=("graph", "simplify"), writes=("graph",)),
+        Stage("fuse", N_("partition the ops into kernels (operator fusion)"),
+              _fuse, reads=("graph", "chip", "fusion"), writes=("partition",)),
+        Stage("liveness", N_("when is each tensor passed between kernels alive?"),
+              _liveness, reads=("graph", "partition"), writes=("records", "planned")),
         Stage("plan memory",
-              N_("give every such tensor an offset in one arena, reusing dead space"), _plan),
-        Stage("place", N_("choose DRAM, SRAM or registers for every tensor"), _place),
+              N_("give every such tensor an offset in one arena, reusing dead space"),
+              _plan, reads=("records", "planner"), writes=("plan",)),
+        Stage("place", N_("choose DRAM, SRAM or registers for every tensor"),
+              _place, reads=("graph", "partition", "chip", "records", "planned", "plan"),
+              writes=("placement",)),
         Stage("codegen", N_("instructions per kernel: tiles, DMA, the right unit for each op"),
-              _codegen),
+              _codegen, reads=("graph", "chip", "partition", "plan", "placement",
+                               "double_buffer"), writes=("program",)),
     ],
     verify_each=False,
     wrap_errors=False,
+    label="compile stage",
 )  # fmt: skip
 
 
