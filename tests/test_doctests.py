@@ -45,7 +45,7 @@ def modules_with_examples() -> list[tuple[str, Path]]:
 def test_pytest_runs_both_packages_doctests():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     pytest_config = config["tool"]["pytest"]["ini_options"]
-    assert "--doctest-modules" in pytest_config["addopts"]
+    assert "--doctest-modules" in pytest_config["addopts"].split()
     assert set(PACKAGES) <= set(pytest_config["testpaths"])
 
 
