@@ -137,3 +137,15 @@ def test_passes_are_typed_against_the_chip_protocol() -> None:
                     ):
                         untyped.append(f"{path.relative_to(ROOT)}:{node.name}")
     assert untyped == []
+
+
+def test_every_package_says_what_it_exports() -> None:
+    import importlib
+
+    for init in sorted(PACKAGE.rglob("__init__.py")):
+        name = ".".join(init.parent.relative_to(ROOT).parts)
+        module = importlib.import_module(name)
+        exported = getattr(module, "__all__", None)
+        assert exported, f"{name} has no __all__"
+        assert [n for n in exported if not hasattr(module, n)] == [], name
+        assert len(set(exported)) == len(exported), f"{name}: a name twice in __all__"
