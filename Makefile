@@ -12,7 +12,8 @@ STAMP := $(VENV)/.installed
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
 LINT_PATHS := chipsim grader tests benchmarks grading/make_demo_submissions.py nbgrader_config.py \
-  locales book/_ext/translation.py book/_ext/notebook_translation.py book/_ext/chapter.py
+  locales book/_ext/translation.py book/_ext/notebook_translation.py book/_ext/chapter.py \
+  book/_ext/cjk_font.py book/_ext/notebook_markdown.py book/_ext/ipynb_download.py
 # JupyterLab setting (kept inside the venv): double-clicking a chapter opens it as a notebook.
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 # Kernels started from the venv read it (.venv/etc/ipython/): no TCP warning per chapter.

@@ -30,10 +30,10 @@ import contextvars
 import functools
 import os
 import re
+import string
 import sys
 import unicodedata
-import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -42,20 +42,12 @@ ENGLISH = "en"
 ENV_VAR = "CHIPSIM_LANG"
 LOCALES = Path(__file__).with_name("locales")
 
-#: Fonts that draw Chinese, best first: Debian/Ubuntu (fonts-noto-cjk), Adobe, macOS, Windows.
-CJK_FONTS: tuple[str, ...] = (
-    "Noto Sans CJK SC",
-    "Source Han Sans SC",
-    "PingFang SC",
-    "Microsoft YaHei",
-    "SimHei",
-    "WenQuanYi Zen Hei",
-    "Noto Sans CJK JP",
-)
-
 _scoped: contextvars.ContextVar[str | None] = contextvars.ContextVar("chipsim_lang", default=None)
 _chosen: str | None = None  # set_language(); a module global, so it outlives a notebook cell
 _fonts_ready = False
+#: What runs once, at the first translated string after matplotlib was imported: viz registers
+#: the shipped Chinese font here (:func:`on_matplotlib`), so this bottom layer imports no viz.
+_MATPLOTLIB_HOOKS: list[Callable[[], None]] = []
 
 
 def languages() -> tuple[str, ...]:
@@ -153,7 +145,28 @@ def tr(message: str, /, **fields: Any) -> str:
     if language != ENGLISH:
         text = catalogue(language).get(message) or message
         _prepare_matplotlib()
-    return text.format(**fields) if fields else text
+    return _WIDE.format(text, **fields) if fields else text
+
+
+class _WideFormatter(string.Formatter):
+    """``str.format`` whose widths count terminal columns: a CJK character is two.
+
+    ``tr("{label:8s}|", label="周期")`` gives ``"周期    |"`` (8 columns), so a table printed
+    through :func:`tr` stays aligned when its fields are Chinese.
+    """
+
+    _WIDTH = re.compile(r"^((?:.?[<>=^])?[-+ ]?z?#?0?)(\d+)(.*)$")
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        match = self._WIDTH.match(format_spec) if isinstance(value, str) else None
+        if match:
+            extra = text_width(value) - len(value)  # what str.format does not count
+            width = max(0, int(match[2]) - extra)
+            format_spec = f"{match[1]}{width}{match[3]}"
+        return super().format_field(value, format_spec)
+
+
+_WIDE = _WideFormatter()
 
 
 def N_(message: str) -> str:  # noqa: N802 -- the gettext name for "translate later"
@@ -175,6 +188,36 @@ def pad(text: str, width: int, *, right: bool = False) -> str:
     """
     fill = " " * max(0, width - text_width(text))
     return fill + text if right else text + fill
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` terminal columns (a CJK character is two): cut at
+    spaces, or between any two CJK characters; a longer word is cut where the width ends.
+
+    Example:
+        >>> wrap("read once per kernel: streamed", 16)
+        ['read once per', 'kernel: streamed']
+        >>> wrap("每个内核函数只读一次", 8)
+        ['每个内核', '函数只读', '一次']
+    """
+    lines: list[str] = []
+    line = ""
+    for token in re.findall(r"[\u2e80-\uffef]|[^\s\u2e80-\uffef]+|\s+", text):
+        if token.isspace():
+            line += " " if line else ""
+            continue
+        while text_width(token) > width:  # a word wider than a line: cut it
+            room = width - text_width(line)
+            cut = max(1, max(i for i in range(len(token) + 1) if text_width(token[:i]) <= room))
+            lines.append((line + token[:cut]).rstrip())
+            line, token = "", token[cut:]
+        if text_width(line + token) > width and line.strip():
+            lines.append(line.rstrip())
+            line = ""
+        line += token
+    if line.strip() or not lines:
+        lines.append(line.rstrip())
+    return lines
 
 
 def text_width(text: str) -> int:
@@ -245,64 +288,25 @@ def read_po(path: Path) -> dict[str, str]:
     return entries
 
 
-def cjk_font() -> str | None:
-    """The first of :data:`CJK_FONTS` that matplotlib can draw with, or ``None``.
+def on_matplotlib(hook: Callable[[], None]) -> Callable[[], None]:
+    """Run ``hook`` once matplotlib is in use and a language other than English is chosen.
 
-    Matplotlib caches the system's font list the first time it runs; a font installed after
-    that stays invisible to it. So when the cache knows none of these fonts, the system's font
-    files are scanned and registered for this process.
+    :mod:`chipsim.viz` registers the font chipsim ships (:mod:`chipsim.viz.fonts`) this way, so
+    that Chinese labels draw; ``import chipsim`` imports viz, hence the hook is always there.
     """
-    from matplotlib import font_manager
-
-    def known() -> str | None:
-        names = {f.name for f in font_manager.fontManager.ttflist}
-        return next((name for name in CJK_FONTS if name in names), None)
-
-    if (found := known()) is not None:
-        return found
-    hints = ("cjk", "sourcehan", "pingfang", "msyh", "simhei", "wqy")
-    for path in font_manager.findSystemFonts():
-        if any(h in Path(path).name.lower().replace("-", "") for h in hints):
-            try:
-                font_manager.fontManager.addfont(path)
-            except (OSError, RuntimeError, ValueError):
-                continue  # an unreadable font file is not ours to fix
-    return known()
+    _MATPLOTLIB_HOOKS.append(hook)
+    return hook
 
 
 def _prepare_matplotlib() -> None:
-    """Let matplotlib draw Chinese: a CJK font behind the default one, glyph by glyph.
+    """Let matplotlib draw Chinese: run the hooks of :func:`on_matplotlib` (once).
 
-    Runs once, at the first translated string (or language switch) after matplotlib was
-    imported; chipsim does not import matplotlib itself until it draws. Matplotlib (>= 3.6)
-    falls back font by font along ``font.family``, so the CJK font is appended there: Latin
-    text keeps its usual font. Text that exists already -- the title and labels of axes made
-    before this ran, e.g. ``plt.subplots()`` then ``ax.set_title(tr(...))`` -- gets the
-    fallback too.
+    Runs at the first translated string (or language switch) after matplotlib was imported;
+    chipsim does not import matplotlib itself until it draws.
     """
     global _fonts_ready
     if _fonts_ready or "matplotlib" not in sys.modules:
         return
     _fonts_ready = True
-    import matplotlib as mpl
-    from matplotlib.text import Text
-
-    font = cjk_font()
-    if font is None:
-        warnings.warn(
-            "chipsim: no Chinese font found, so figure labels will show empty boxes; install "
-            "one (Debian/Ubuntu: sudo apt-get install fonts-noto-cjk) and restart the kernel",
-            stacklevel=3,
-        )
-        return
-
-    def with_font(families: list[str]) -> list[str]:
-        return families if font in families else [*families, font]
-
-    mpl.rcParams["font.family"] = with_font(list(mpl.rcParams["font.family"]))
-    if "matplotlib.pyplot" in sys.modules:
-        from matplotlib._pylab_helpers import Gcf
-
-        for manager in Gcf.get_all_fig_managers():
-            for text in manager.canvas.figure.findobj(Text):
-                text.set_fontfamily(with_font(list(text.get_fontfamily())))
+    for hook in _MATPLOTLIB_HOOKS:
+        hook()

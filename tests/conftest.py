@@ -6,3 +6,7 @@ import os
 
 os.environ["LC_ALL"] = "C.UTF-8"
 os.environ.pop("LANGUAGE", None)
+
+# The conftest files hold no doctests, and collecting them as doctest modules (--doctest-modules)
+# imports each under the one name "conftest": the second one collected would clash.
+collect_ignore_glob = ["*/conftest.py", "conftest.py"]

@@ -1,12 +1,17 @@
-"""Small fixes to the HTML pages so they load without console errors, offline.
+"""Small fixes to the HTML pages: no console errors, offline; wide outputs fit at 1280 px.
 
 Jupyter Book 1 registers sphinx-thebe's configuration script twice, so every page declared
 ``const THEBE_JS_URL`` twice and the browser raised "Identifier has already been declared".
 This extension drops duplicate ``<script>`` entries (same file, same inline body) per page.
+
+It also adds ``book/_static/layout.css``: between 1200 and 1500 px the page's contents become
+the drawer narrower screens use, so code and printed tables get the text's full width, and
+printed output wraps instead of being cut off (tests/browser/test_layout.py checks every page).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
@@ -42,6 +47,17 @@ def drop_duplicate_scripts(
     context["script_files"] = unique
 
 
+STATIC = Path(__file__).resolve().parents[1] / "_static"  # book/_static
+
+
+def add_static(app: Sphinx, config: Any) -> None:
+    """``config-inited``: the book's own static files (``layout.css``) go to ``_static``."""
+    if str(STATIC) not in config.html_static_path:
+        config.html_static_path.append(str(STATIC))
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
+    app.connect("config-inited", add_static)
+    app.add_css_file("layout.css", priority=900)
     app.connect("html-page-context", drop_duplicate_scripts, priority=100)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -36,13 +36,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chipsim.errors import OutOfMemoryError
-from chipsim.i18n import N_, pad, text_width, tr
+from chipsim.i18n import N_, pad, text_width, tr, wrap
 from chipsim.ir.graph import Graph, Node, Value
 from chipsim.passes.memory.liveness import align_up
 from chipsim.target import Chip, Level
 
 #: Largest constant (bytes) kept in registers.
 REGISTER_LIMIT_BYTES = 256
+#: Columns of the printed table's "why" column; a longer reason goes on to the next lines.
+WHY_WIDTH = 44
 #: Fraction of SRAM the activation arena may use; the rest is tile scratch for kernels.
 ARENA_SHARE = 0.5
 #: Every tensor starts at a multiple of this many bytes, at every level.
@@ -166,14 +168,20 @@ class Placement:
         rows = self.rows()
         cols = ["tensor", "type", "role", "level", "offset", "why"]
         titles = {c: tr(_COLUMNS[c]) for c in cols}
+        whys = [wrap(str(r["why"]), WHY_WIDTH) for r in rows]  # a long reason: several lines
         widths = {
-            c: max(text_width(titles[c]), *(text_width(str(r[c])) for r in rows)) for c in cols
+            c: max(text_width(titles[c]), *(text_width(str(r[c])) for r in rows)) for c in cols[:-1]
         }
+        widths["why"] = max(text_width(titles["why"]), *(text_width(w) for ws in whys for w in ws))
         lines = [
             "  ".join(pad(titles[c], widths[c]) for c in cols),
             "  ".join("-" * widths[c] for c in cols),
         ]
-        lines += ["  ".join(pad(str(r[c]), widths[c]) for c in cols) for r in rows]
+        for r, why in zip(rows, whys, strict=True):
+            cells = [pad(str(r[c]), widths[c]) for c in cols[:-1]]
+            lines.append("  ".join([*cells, pad(why[0], widths["why"])]))
+            indent = " " * sum(widths[c] + 2 for c in cols[:-1])
+            lines += [indent + pad(more, widths["why"]) for more in why[1:]]
         spilled = sum(
             1
             for s in self.slots.values()

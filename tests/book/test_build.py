@@ -68,6 +68,27 @@ def test_chapter_downloads_as_runnable_notebook(book, page):
     assert sum(c.cell_type == "code" for c in nb.cells) == n_code
     # the theme's download menu links to it
     assert f'_sources/{page}.ipynb"' in page_html(book, page)
+    # it reads as the page does: no MyST left for a plain Jupyter to show raw
+    markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    code_free = re.sub(r"`[^`\n]*`", "", re.sub(r"^```.*?^```", "", markdown, flags=re.S | re.M))
+    raw = re.findall(r"\{[\w:.-]+\}`|^\s*:{3,}\{|^\s*\([\w:.-]+\)=\s*$", code_free, re.M)
+    assert not raw, f"{page}: raw MyST in the downloaded notebook: {raw[:5]}"
+
+
+@pytest.mark.parametrize("path", ["", "zh"])
+def test_downloaded_chapter_carries_the_glued_values(book, path):
+    """4.1's 'the add writes N bytes': N is in the notebook's text, as on the page."""
+    import numpy as np
+
+    import chipsim as cs
+
+    nb = nbformat.read(book.html / path / "_sources" / "book/static_vs_dynamic.ipynb", 4)
+    graph = cs.trace(lambda x: (x + 1) * 2, np.zeros(4, np.float32))  # the page's example
+    nbytes = next(n for n in graph.nodes if n.op == "add").output.type.nbytes
+    markdown = " ".join(" ".join(c.source.split()) for c in nb.cells if c.cell_type == "markdown")
+    wording = "写出 {} 个字节" if path else "writes {} bytes"
+    assert wording.format(nbytes) in markdown
+    assert "<details><summary>" in markdown  # the self-check answers fold as on the page
 
 
 def test_search_index_has_english_and_chinese_terms(book):

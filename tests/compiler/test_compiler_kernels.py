@@ -83,10 +83,13 @@ def test_planner_none_is_the_naive_plan():
 
 GOLDEN_PLACEMENT = """\
 tensor  type         role                level          offset  why
-------  -----------  ------------------  -------------  ------  -------------------------------------------------------
-%0 (x)  f32[48]      input               SRAM           0       its plan slot ends at 192 B, inside 50% of SRAM
-%1      f32[64, 48]  weight              DRAM           0       read once per kernel: streamed from DRAM tile by tile
-%2      f32[64]      small constant      registers      0       tiny and read by every tile: loaded into registers once
+------  -----------  ------------------  -------------  ------  ------------------------------------------
+%0 (x)  f32[48]      input               SRAM           0       its plan slot ends at 192 B, inside 50% of
+                                                                SRAM
+%1      f32[64, 48]  weight              DRAM           0       read once per kernel: streamed from DRAM
+                                                                tile by tile
+%2      f32[64]      small constant      registers      0       tiny and read by every tile: loaded into
+                                                                registers once
 %3      f32[64]      fused intermediate  on-chip tiles  -       produced and consumed inside one kernel
 %4      f32[64]      fused intermediate  on-chip tiles  -       produced and consumed inside one kernel
 %5      f32[64]      output              DRAM           12480   returned to the host, which reads DRAM

@@ -94,8 +94,8 @@ def test_the_course_is_invisible(facts):
         seen = facts[k]
         assert seen["solutions"] == seen["gradebook"] == seen["git"] == "FileNotFoundError"
         assert seen["git_show"] not in ("0",)  # no repository to show solutions from
-        # where the course was, only the package view (and the venv, if it lives there)
-        assert set(json.loads(seen["course"].replace("'", '"'))) <= {"chipsim", ".venv"}
+        # where the course was, only the packages' views (and the venv, if it lives there)
+        assert set(json.loads(seen["course"].replace("'", '"'))) <= {"chipsim", "grader", ".venv"}
 
 
 def test_the_package_is_read_only(facts):

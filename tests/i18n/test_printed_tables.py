@@ -89,12 +89,26 @@ def test_partition_plan_and_placement_in_chinese(program):
     assert zh.splitlines()[0].split() == ["张量", "类型", "角色", "存储层级", "偏移", "原因"]
     for word in ("权重", "融合中间值", "片上分块", "寄存器", "小常量", "输出"):
         assert word in zh
-    assert "在 SRAM 的 50% 以内" in zh and "inside 50% of SRAM" in en
+    # (a long reason wraps onto the next line: read the words across lines)
+    assert "在SRAM的50%以内" in "".join(zh.split()) and "inside 50% of SRAM" in " ".join(en.split())
     assert zh.splitlines()[-1].startswith("激活值内存池：")
     assert NUMBER.findall(zh) == NUMBER.findall(en)
     table = zh.splitlines()[:-1]  # every row as wide as the header, in display columns
     assert {text_width(line) for line in table} == {text_width(table[0])}
     assert "<th>张量</th>" in both(prog.placement._repr_html_)[1]
+
+
+def test_placement_reasons_wrap_so_the_table_fits_a_page(program):
+    """A long reason continues on the next line, in its column: 4.5's table fits 1280 px."""
+    from chipsim.passes.placement import WHY_WIDTH
+
+    prog, _ = program
+    for text in both(lambda: str(prog.placement)):
+        lines = text.splitlines()[:-1]
+        why_at = text_width(lines[1].rsplit("  ", 1)[0]) + 2  # where the last column starts
+        assert all(text_width(line) <= why_at + WHY_WIDTH for line in lines)
+        rows = [line for line in lines[2:] if not line[:1].isspace()]
+        assert len(rows) == len(prog.placement.rows())
 
 
 def test_calibration_summary_table_in_chinese():

@@ -83,7 +83,7 @@ def test_plots_have_one_row_per_unit_and_a_dot_per_kernel():
     _run_nodes(dev, g, [np.ones(v.shape, np.float32) for v in g.inputs])
     ax = dev.report.timeline()
     labels = [t.get_text() for t in ax.get_yticklabels()]
-    assert labels == ["Launch", "ALU", "MAC array", "SIMD", "Tensor Core", "DMA"]
+    assert labels == ["kernel", "Launch", "ALU", "MAC array", "SIMD", "Tensor Core", "DMA"]
     ax = dev.report.roofline()
     dots = [ln for ln in ax.get_lines() if ln.get_marker() == "o"]
     assert len(dots) == 4
