@@ -142,10 +142,50 @@ def test_passes_are_typed_against_the_chip_protocol() -> None:
 def test_every_package_says_what_it_exports() -> None:
     import importlib
 
-    for init in sorted(PACKAGE.rglob("__init__.py")):
-        name = ".".join(init.parent.relative_to(ROOT).parts)
+    for name in _packages():
         module = importlib.import_module(name)
         exported = getattr(module, "__all__", None)
         assert exported, f"{name} has no __all__"
         assert [n for n in exported if not hasattr(module, n)] == [], name
         assert len(set(exported)) == len(exported), f"{name}: a name twice in __all__"
+
+
+def _packages() -> list[str]:
+    return [
+        ".".join(p.parent.relative_to(ROOT).parts) for p in sorted(PACKAGE.rglob("__init__.py"))
+    ]
+
+
+def test_the_front_door_is_curated() -> None:
+    """At most 40 names; the op functions live in chipsim.ops (one per public op)."""
+    import chipsim
+    import chipsim.ops
+    from chipsim.ir import OPS
+
+    assert len(chipsim.__all__) <= 40, len(chipsim.__all__)
+    assert "ops" in chipsim.__all__
+    assert sorted(chipsim.ops.__all__) == sorted(n for n, d in OPS.items() if d.public)
+    assert not set(chipsim.ops.__all__) & set(chipsim.__all__), "an op exported twice"
+
+
+def test_a_name_exported_is_the_name_defined() -> None:
+    """No silent renamings: ``chipsim.chip`` is a function called ``chip``, not ``get_chip``;
+    and no package namespace leaks the helpers its code imports (np, functools, typing)."""
+    import importlib
+    import types
+
+    renamed, leaked = [], []
+    for name in _packages():
+        module = importlib.import_module(name)
+        for exported in module.__all__:
+            obj = getattr(module, exported)
+            defined = getattr(obj, "__name__", None)
+            if isinstance(obj, types.ModuleType):
+                defined = obj.__name__.rsplit(".", 1)[-1]
+            if isinstance(defined, str) and defined != exported:
+                renamed.append(f"{name}.{exported} is {defined}")
+        leaked += [
+            f"{name}.{n}" for n in ("np", "functools", "Any", "Callable") if hasattr(module, n)
+        ]
+    assert renamed == []
+    assert leaked == []

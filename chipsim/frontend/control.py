@@ -1,5 +1,5 @@
 """Control flow that a static graph can hold: ``cond`` (``where``, its elementwise
-sibling, is an op: :func:`chipsim.where`)."""
+sibling, is an op: :func:`chipsim.ops.where`)."""
 
 from __future__ import annotations
 

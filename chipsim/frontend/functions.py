@@ -1,5 +1,5 @@
-"""The op functions of the public API, one per op of the registry: ``chipsim.relu(x)``,
-``chipsim.sum(x, axes=-1)``, ``chipsim.conv2d(x, w, stride=2)``...
+"""The op functions of the public API, one per op of the registry: ``chipsim.ops.relu(x)``,
+``chipsim.ops.sum(x, axes=-1)``, ``chipsim.ops.conv2d(x, w, stride=2)``...
 
 They are built from each :class:`~chipsim.ir.ops.OpDef` (its tensor inputs, then its
 attributes with their defaults: :func:`~chipsim.frontend.signature.op_function`), so an op
@@ -8,9 +8,9 @@ added to the registry is at once a function of ``chipsim`` and a method of every
 
 Example:
     >>> import inspect, chipsim as cs
-    >>> str(inspect.signature(cs.softmax))
+    >>> str(inspect.signature(cs.ops.softmax))
     '(x, axis=-1)'
-    >>> cs.sum(cs.tensor([[1.0, 2.0], [3.0, 4.0]]), axes=-1).numpy()
+    >>> cs.ops.sum(cs.tensor([[1.0, 2.0], [3.0, 4.0]]), axes=-1).numpy()
     array([3., 7.], dtype=float32)
 """
 

@@ -1,5 +1,5 @@
 """The public function of an op, built from its :class:`~chipsim.ir.ops.OpDef`: its tensor
-inputs, then its attributes with their defaults. Both ``chipsim.relu(x)`` and the method
+inputs, then its attributes with their defaults. Both ``chipsim.ops.relu(x)`` and the method
 ``x.relu()`` are made here, each handed the function that runs the op (``apply``).
 
 Example:

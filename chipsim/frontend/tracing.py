@@ -9,7 +9,7 @@ Example:
 Python control flow that depends on a traced value (``if t > 0:``, ``while``, ``bool(t)``,
 ``int(t)``) cannot be recorded: the graph is built before any data exists. It raises a
 :class:`~chipsim.errors.TraceError` that names your file and line and points to
-:func:`chipsim.where` and :func:`chipsim.cond`.
+:func:`chipsim.ops.where` and :func:`chipsim.cond`.
 """
 
 from __future__ import annotations
@@ -92,8 +92,8 @@ class SymbolicTensor(TensorBase):
                 "value):{source}\n"
                 "A static graph is recorded before any data exists, so Python cannot know the "
                 "answer yet and cannot choose a branch.\n"
-                "Instead, put the choice into the graph: chipsim.where(cond, a, b) picks values "
-                "elementwise, and chipsim.cond(pred, true_fn, false_fn, *operands) chooses "
+                "Instead, put the choice into the graph: chipsim.ops.where(cond, a, b) picks "
+                "values elementwise, and chipsim.cond(pred, true_fn, false_fn, *operands) chooses "
                 "between two computations (the graph records both branches).",
                 where=self._where(),
                 what=tr(what),

@@ -54,7 +54,7 @@ def test_every_public_op_has_examples_and_a_function_and_a_method():
         if not opdef.public:
             continue
         assert opdef.examples, f"{name}: give the OpDef examples (the conformance tests use them)"
-        fn = getattr(cs, name)
+        fn = getattr(cs.ops, name)
         params = list(inspect.signature(fn).parameters)
         assert params == [*opdef.inputs, *opdef.attrs], name
         assert opdef.doc and fn.__doc__.startswith(opdef.doc[0].upper()), name

@@ -47,7 +47,7 @@ def test_small_constants_beyond_the_register_file_fall_back_to_memory():
 def test_dram_overflow_is_refused_at_compile_time_with_the_tensors_named():
     x = np.zeros((4096, 4096), np.float32)
     with pytest.raises(OutOfMemoryError) as err:
-        cs.compile(lambda x: cs.relu(x) + 1, x, chip="edge-npu")
+        cs.compile(lambda x: cs.ops.relu(x) + 1, x, chip="edge-npu")
     msg = str(err.value)
     assert "DRAM" in msg and "64.00 MiB" in msg  # the memory and its size
     assert "x" in msg and "f32[4096, 4096]" in msg  # the tensors and their sizes
@@ -59,7 +59,7 @@ def test_dram_overflow_is_refused_at_compile_time_with_the_tensors_named():
 def test_a_program_that_fits_dram_exactly_compiles():
     # 3 x 16 MiB (input, intermediate spilled, output) on a 64 MiB DRAM: fits
     x = np.zeros((2048, 2048), np.float32)
-    prog = cs.compile(lambda x: cs.relu(x) + 1, x, chip="edge-npu")
+    prog = cs.compile(lambda x: cs.ops.relu(x) + 1, x, chip="edge-npu")
     assert prog.report.cycles > 0
 
 
