@@ -42,7 +42,7 @@ PO_WIDTH = 76
 
 # Where runtime messages come from: tr("...") / N_("...") calls in these files, plus tables of
 # labels that are translated where they are shown (tr(TABLE[key])).
-RUNTIME_SOURCES = ("chipsim/**/*.py", "book/**/*.md")
+RUNTIME_SOURCES = ("chipsim/**/*.py", "grader/**/*.py", "book/**/*.md")
 RUNTIME_TABLES = ("chipsim.hw.isa:UNIT_TITLES",)
 TR_NAMES = {"tr", "N_"}
 
@@ -271,7 +271,8 @@ def _brace_flags(catalog: Catalog, runtime: bool) -> Catalog:
 
 
 def runtime_messages() -> Catalog:
-    """Every string given to ``tr``/``N_`` as a literal in chipsim or a chapter's code cells."""
+    """Every string given to ``tr``/``N_`` as a literal in chipsim, the grader or a chapter's
+    code cells."""
     catalog = Catalog(project="chipsim", version="1", fuzzy=False)
     for pattern in RUNTIME_SOURCES:
         for path in sorted(ROOT.glob(pattern)):
