@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,9 @@ def plain_download(
     (``notebook_markdown.py``), so any Jupyter shows the chapter as the book does."""
     if doctree is None or app.builder.format != "html" or not context.get("ipynb_source"):
         return
+    source = Path(app.env.doc2path(pagename, False)).as_posix()
+    if any(fnmatch(source, p) for p in app.config.nb_execution_excludepatterns or ()):
+        return  # not run in this build (`make chapter` runs one page): no values to write in
     import nbformat
     from notebook_markdown import plain_notebook
 
