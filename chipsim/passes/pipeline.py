@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from chipsim.errors import ChipsimError, PassError
+from chipsim.i18n import tr
 from chipsim.ir.graph import Graph
 from chipsim.ir.verify import verify
 
@@ -88,10 +89,11 @@ class PrintAfterEach:
             return
         out = self.file or sys.stdout
         if isinstance(x, Graph) or not stage.writes:
-            print(f"--- after {stage.name} ---\n{x}", file=out)
+            print(tr("--- after {stage} ---", stage=stage.name), x, sep="\n", file=out)
             return
         for name in stage.writes:
-            print(f"--- after {stage.name}: {name} ---\n{getattr(x, name)}", file=out)
+            header = tr("--- after {stage}: {field} ---", stage=stage.name, field=name)
+            print(header, getattr(x, name), sep="\n", file=out)
 
     def __call__(self, name: str, x: Any) -> None:  # a plain instrument, for passes alone
         self.after(Stage(name, "", lambda y: y), x)
