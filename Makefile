@@ -57,9 +57,10 @@ PAGES ?=
 translations: $(STAMP)  ## update the translation catalogues (locales/, chipsim/locales/) from the English
 	python locales/editions.py update $(PAGES)
 
-lint: $(STAMP)  ## ruff check + ruff format --check
+lint: $(STAMP)  ## ruff check + ruff format --check + the layer contracts (lint-imports)
 	ruff check $(LINT_PATHS)
 	ruff format --check $(LINT_PATHS)
+	lint-imports --no-cache
 
 test: lint  ## lint, then the whole pytest suite (includes the book build and browser tests)
 	pytest

@@ -50,16 +50,16 @@ def gpt2_block() -> cs.Graph:
         return h @ params[name] + bias[name]
 
     def split_heads(t):
-        return cs.transpose(cs.reshape(t, (SEQ, HEADS, HEAD_DIM)), (1, 0, 2))
+        return cs.ops.transpose(cs.ops.reshape(t, (SEQ, HEADS, HEAD_DIM)), (1, 0, 2))
 
     def block(x):
-        h = cs.layernorm(x)
+        h = cs.ops.layernorm(x)
         q, k, v = (split_heads(linear(h, name)) for name in ("q", "k", "v"))
-        scores = (q @ cs.transpose(k, (0, 2, 1))) * (1.0 / np.sqrt(HEAD_DIM))
-        attention = cs.softmax(scores) @ v
-        attention = cs.reshape(cs.transpose(attention, (1, 0, 2)), (SEQ, D_MODEL))
+        scores = (q @ cs.ops.transpose(k, (0, 2, 1))) * (1.0 / np.sqrt(HEAD_DIM))
+        attention = cs.ops.softmax(scores) @ v
+        attention = cs.ops.reshape(cs.ops.transpose(attention, (1, 0, 2)), (SEQ, D_MODEL))
         x = x + linear(attention, "proj")
-        return x + linear(cs.gelu(linear(cs.layernorm(x), "fc")), "out")
+        return x + linear(cs.ops.gelu(linear(cs.ops.layernorm(x), "fc")), "out")
 
     return cs.trace(block, np.zeros((SEQ, D_MODEL), np.float32))
 
@@ -72,7 +72,7 @@ def graphs() -> dict[str, cs.Graph]:
     return {
         "(x + 1) * 2, f32[1024]": cs.trace(lambda x: (x + 1) * 2, np.zeros(1024, np.float32)),
         "relu(W @ x + b), W f32[64, 256]": cs.trace(
-            lambda x: cs.relu(w @ x + b), np.zeros(256, np.float32)
+            lambda x: cs.ops.relu(w @ x + b), np.zeros(256, np.float32)
         ),
         "MLP 256-512-512-10, batch 64": cs.trace(
             lambda t: mlp_forward(t, *mlp), np.zeros((64, 256), np.float32)

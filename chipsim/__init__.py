@@ -6,9 +6,15 @@ Two entry points, one op library:
   device;
 * static — ``chipsim.trace(fn, *examples)`` or ``@chipsim.jit`` record a :class:`Graph`
   that compiler passes can optimise as a whole.
+
+The front door holds what a chapter's first cells use (at most 40 names); everything else is
+imported from its room: the op functions from :mod:`chipsim.ops` (``cs.ops.relu(x)``),
+partitions from :mod:`chipsim.passes.fusion`, memory plans from :mod:`chipsim.passes.memory`,
+programs and reports from :mod:`chipsim.runtime`, graph parts from :mod:`chipsim.ir`.
 """
 
-from chipsim.compiler import PIPELINE, compile
+from chipsim import ops, viz  # noqa: F401  (importing viz registers the drawings: graph.draw() ...)
+from chipsim.compiler import PIPELINE, compile, device
 from chipsim.errors import (
     ChipConfigError,
     ChipsimError,
@@ -24,22 +30,15 @@ from chipsim.errors import (
     TraceError,
 )
 from chipsim.frontend.control import cond
-from chipsim.frontend.device import Device, HostDevice, KernelRecord, current_device
+from chipsim.frontend.device import HostDevice, current_device
 from chipsim.frontend.eager import Tensor, tensor
-from chipsim.frontend.functions import *  # noqa: F403  (one function per op of the registry)
-from chipsim.frontend.functions import FUNCTIONS
-from chipsim.frontend.tracing import Jitted, jit, trace
-from chipsim.hw import Chip
-from chipsim.hw import get_chip as chip
-from chipsim.hw import list_chips as chips
+from chipsim.frontend.tracing import jit, trace
+from chipsim.hw import Chip, get_chip, list_chips
 from chipsim.ir import (
     DType,
     Graph,
     GraphBuilder,
-    Node,
-    Pattern,
     TensorType,
-    Value,
     bf16,
     boolean,
     f16,
@@ -50,20 +49,64 @@ from chipsim.ir import (
     interpret,
     verify,
 )
-from chipsim.passes.fusion import Partition, validate_partition
-from chipsim.passes.memory import MemoryPlan, UsageRecord, validate_plan
-from chipsim.passes.memory.plan import make_plan
-from chipsim.runtime import ChipDevice, Report
-from chipsim.runtime import make_device as device
-from chipsim.runtime.program import Program
 
 __version__ = "0.1.0"
 
+
+def chip(name: str | Chip) -> Chip:
+    """The preset chip called ``name`` (one of :func:`chips`), or a chip read from a path.
+
+    Example:
+        >>> chip("edge-npu").name
+        'edge-npu'
+    """
+    return get_chip(name)
+
+
+def chips() -> list[str]:
+    """The names of the preset chips, sorted (each one :func:`chip` accepts).
+
+    Example:
+        >>> "edge-npu" in chips()
+        True
+    """
+    return list_chips()
+
+
 __all__ = [
-    "PIPELINE",
+    # compile and run
     "compile",
-    "ChipConfigError",
+    "PIPELINE",
+    "device",
+    "chip",
+    "chips",
+    "Chip",
+    # eager tensors and tracing
+    "tensor",
+    "Tensor",
+    "HostDevice",
+    "current_device",
+    "trace",
+    "jit",
+    "cond",
+    "ops",
+    # graphs and types
+    "Graph",
+    "GraphBuilder",
+    "TensorType",
+    "DType",
+    "bf16",
+    "boolean",
+    "f16",
+    "f32",
+    "i8",
+    "i32",
+    "i64",
+    "interpret",
+    "verify",
+    # errors
     "ChipsimError",
+    "ChipConfigError",
     "ExecutionError",
     "IRError",
     "OutOfMemoryError",
@@ -74,44 +117,4 @@ __all__ = [
     "ShapeError",
     "SimulationError",
     "TraceError",
-    "cond",
-    "Device",
-    "HostDevice",
-    "KernelRecord",
-    "current_device",
-    "Tensor",
-    "tensor",
-    "Jitted",
-    "jit",
-    "trace",
-    "Chip",
-    "chip",
-    "chips",
-    "DType",
-    "Graph",
-    "GraphBuilder",
-    "Node",
-    "Pattern",
-    "TensorType",
-    "Value",
-    "bf16",
-    "boolean",
-    "f16",
-    "f32",
-    "i8",
-    "i32",
-    "i64",
-    "interpret",
-    "verify",
-    "Partition",
-    "validate_partition",
-    "MemoryPlan",
-    "make_plan",
-    "validate_plan",
-    "UsageRecord",
-    "ChipDevice",
-    "Report",
-    "device",
-    "Program",
-    *FUNCTIONS,
 ]

@@ -37,7 +37,7 @@ import re
 import string
 import sys
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,9 @@ LOCALES = Path(__file__).with_name("locales")
 _scoped: contextvars.ContextVar[str | None] = contextvars.ContextVar("chipsim_lang", default=None)
 _chosen: str | None = None  # set_language(); a module global, so it outlives a notebook cell
 _fonts_ready = False
+#: What runs once, at the first translated string after matplotlib was imported: viz registers
+#: the shipped Chinese font here (:func:`on_matplotlib`), so this bottom layer imports no viz.
+_MATPLOTLIB_HOOKS: list[Callable[[], None]] = []
 
 
 def languages() -> tuple[str, ...]:
@@ -333,16 +336,25 @@ def read_po(path: Path) -> dict[str, str]:
     return entries
 
 
-def _prepare_matplotlib() -> None:
-    """Let matplotlib draw Chinese (the font chipsim ships, :mod:`chipsim.viz.fonts`).
+def on_matplotlib(hook: Callable[[], None]) -> Callable[[], None]:
+    """Run ``hook`` once matplotlib is in use and a language other than English is chosen.
 
-    Runs once, at the first translated string (or language switch) after matplotlib was
-    imported; chipsim does not import matplotlib itself until it draws.
+    :mod:`chipsim.viz` registers the font chipsim ships (:mod:`chipsim.viz.fonts`) this way, so
+    that Chinese labels draw; ``import chipsim`` imports viz, hence the hook is always there.
+    """
+    _MATPLOTLIB_HOOKS.append(hook)
+    return hook
+
+
+def _prepare_matplotlib() -> None:
+    """Let matplotlib draw Chinese: run the hooks of :func:`on_matplotlib` (once).
+
+    Runs at the first translated string (or language switch) after matplotlib was imported;
+    chipsim does not import matplotlib itself until it draws.
     """
     global _fonts_ready
     if _fonts_ready or "matplotlib" not in sys.modules:
         return
     _fonts_ready = True
-    from chipsim.viz.fonts import use_cjk_fallback
-
-    use_cjk_fallback()
+    for hook in _MATPLOTLIB_HOOKS:
+        hook()

@@ -105,7 +105,7 @@ class ChipOps:
         self._synchronous = synchronous
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
-        fn = getattr(chipsim, name)
+        fn = getattr(chipsim.ops, name)
 
         def call(*args: Any) -> Any:
             if name in ("max", "sum", "mean"):  # numpy's (x, axis, keepdims) -> chipsim's

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 
 from chipsim.cli import calibrate, plan_memory
 
+__all__ = ["main"]
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run the chosen subcommand; returns the exit code."""

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from chipsim.calibration import evaluate, load_measurements, load_sources, split
+from chipsim.calibration.gpu_host import measure_gpu_host
 from chipsim.calibration.host import (
     HostCalibration,
     calibrate_host,
@@ -98,8 +99,6 @@ def _run_a100(chip: str, rows: bool) -> int:
 
 
 def _run_gpu_host(args: argparse.Namespace) -> int:
-    from chipsim.calibration.gpu_host import measure_gpu_host
-
     output = Path("this-host.toml" if args.output == "this-cpu.toml" else args.output)
     host = measure_gpu_host()
     output.write_text(host.to_toml(f"{host.name}: {host.description}"), encoding="utf-8")

@@ -31,6 +31,7 @@ from chipsim.codegen.kernel import KernelSpec
 from chipsim.hw.chip import Chip
 from chipsim.hw.isa import Operand, cost
 from chipsim.ir.graph import Value
+from chipsim.target import Level
 
 MIN_BLOCK = 16  # smallest tile edge tried first (smaller tiles only when nothing else fits)
 NEAR_BEST = 0.02  # estimates this close to the fastest count as equally fast
@@ -68,8 +69,10 @@ def estimate_cycles(bk: BlockedKernel, kernel: KernelSpec, chip: Chip, blocks: B
     tile = first_tile(bk, blocks)
     nsteps = count_loads(bk, blocks, list(tile))
     ntiles = count_loads(bk, blocks, [a for a in tile if a != "k"])
-    sram = {v: Operand("sram", 0, tile_shape(v, bk.maps[v], tile), v.dtype.name) for v in bk.maps}
-    dram = {v: Operand("dram", 0, s.shape, s.dtype) for v, s in sram.items()}
+    sram = {
+        v: Operand(Level.SRAM, 0, tile_shape(v, bk.maps[v], tile), v.dtype.name) for v in bk.maps
+    }
+    dram = {v: Operand(Level.DRAM, 0, s.shape, s.dtype) for v, s in sram.items()}
 
     def move(v: Value) -> int:
         return cost(dma("load", dram[v], sram[v], kernel.name), chip)
@@ -79,7 +82,7 @@ def estimate_cycles(bk: BlockedKernel, kernel: KernelSpec, chip: Chip, blocks: B
         fill += move(v)
         dma_time += move(v) * count_loads(bk, blocks, [a for a in bk.maps[v] if a is not None])
     for v in kernel.outputs:
-        if kernel.location[v].level == "dram":
+        if kernel.location[v].level == Level.DRAM:
             dma_time += move(v) * ntiles
             fill += move(v)
     head = bk.contraction
@@ -102,7 +105,7 @@ def _candidate_blocks(bk: BlockedKernel, chip: Chip, smallest: int) -> Iterator[
     """
     geo, shape = bk.geometry, bk.contraction.type.shape
     tm, tn, tk = chip.tensor_core.tile
-    unit_rows = tm if bk.contraction.op == "matmul" else 1  # a conv's rows are whole images
+    unit_rows = geo.row_unit or tm  # the op says (a conv's rows are whole images: 1)
 
     def sizes(full: int, unit: int) -> list[int]:
         return [n for n in _candidates(full, unit) if n >= smallest or n == full]

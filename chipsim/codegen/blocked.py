@@ -52,6 +52,7 @@ from chipsim.ir.graph import Node, Value
 from chipsim.ir.ops import check_attrs, get_op
 from chipsim.passes.memory.liveness import align_up
 from chipsim.passes.placement import ALIGN
+from chipsim.target import Level
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,19 +115,19 @@ def first_tile(bk: BlockedKernel, blocks: Blocks) -> Tile:
 # -- where each value lives -------------------------------------------------------------------
 def loaded_values(bk: BlockedKernel, kernel: KernelSpec) -> list[Value]:
     """Values DMA'd tile by tile from DRAM: the operands, then DRAM epilogue inputs."""
-    vals = [v for v in bk.maps if v in kernel.location and kernel.location[v].level == "dram"]
+    vals = [v for v in bk.maps if v in kernel.location and kernel.location[v].level == Level.DRAM]
     return [v for v in vals if v not in kernel.outputs]
 
 
 def buffered_results(bk: BlockedKernel, kernel: KernelSpec) -> list[Value]:
     """Results computed into SRAM tile buffers (all but outputs that live on chip)."""
-    on_chip = {v for v in kernel.outputs if kernel.location[v].level != "dram"}
+    on_chip = {v for v in kernel.outputs if kernel.location[v].level != Level.DRAM}
     return [v for v in bk.results if v not in on_chip]
 
 
 def immediates(kernel: KernelSpec) -> list[Node]:
     """Constants the caller did not place: the ALU writes them once, whole, into SRAM."""
-    return [n for n in kernel.nodes if n.op == "constant" and n.output not in kernel.location]
+    return [n for n in kernel.nodes if n.is_constant and n.output not in kernel.location]
 
 
 def in_place(bk: BlockedKernel, kernel: KernelSpec) -> dict[Value, Value]:
@@ -226,11 +227,13 @@ class _Emitter:
         if v in self.buffered:
             offs = self.offsets[v]
             shape = tile_shape(v, self.bk.maps[v], tile)
-            return Operand("sram", offs[t % len(offs)], shape, v.dtype.name, None, self.names[v])
+            return Operand(
+                Level.SRAM, offs[t % len(offs)], shape, v.dtype.name, None, self.names[v]
+            )
         if v in self.k.location:
             loc = self.k.location[v]
             return tile_view(v, self.bk.maps[v], tile, loc.level, loc.offset, self.names[v])
-        return tile_view(v, self.bk.maps[v], tile, "sram", self.offsets[v][0], self.names[v])
+        return tile_view(v, self.bk.maps[v], tile, Level.SRAM, self.offsets[v][0], self.names[v])
 
     def plan_loads(self, plan: list[Step]) -> tuple[list[list[Instr]], list[dict[Value, Operand]]]:
         """Per step: the loads it needs and where each loaded value's tile then sits."""
@@ -252,11 +255,11 @@ class _Emitter:
                 if src is None:
                     loc = self.k.location[v]
                     src = tile_view(
-                        v, self.bk.maps[v], step.tile, "dram", loc.offset, self.names[v]
+                        v, self.bk.maps[v], step.tile, Level.DRAM, loc.offset, self.names[v]
                     )
                     slices[(v, key)] = src
                 dst = Operand(
-                    "sram", offs[count[v] % len(offs)], src.shape, src.dtype, None, src.name
+                    Level.SRAM, offs[count[v] % len(offs)], src.shape, src.dtype, None, src.name
                 )
                 mine.append(dma("load", src, dst, self.k.name))
                 current[v] = dst
@@ -267,7 +270,7 @@ class _Emitter:
     def emit(self) -> list[Instr]:
         prog = []
         for n in immediates(self.k):
-            dst = Operand("sram", self.offsets[n.output][0], n.type.shape, n.type.dtype.name)
+            dst = Operand(Level.SRAM, self.offsets[n.output][0], n.type.shape, n.type.dtype.name)
             prog.append(immediate_instr(n, dst, self.chip, self.k.name))
         plan = list(steps(self.bk, self.blocks))
         loads, views = self.plan_loads(plan)
@@ -318,9 +321,11 @@ class _Emitter:
             )
         for v in self.k.outputs:
             loc = self.k.location[v]
-            if loc.level == "dram":
+            if loc.level == Level.DRAM:
                 src = self.view(v, step.tile, step.t)
-                dst = tile_view(v, self.bk.maps[v], step.tile, "dram", loc.offset, self.names[v])
+                dst = tile_view(
+                    v, self.bk.maps[v], step.tile, Level.DRAM, loc.offset, self.names[v]
+                )
                 instrs.append(dma("store", src, dst, self.k.name))
         return instrs
 

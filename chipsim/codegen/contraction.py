@@ -77,7 +77,7 @@ class BlockedKernel:
 
 def match_blocked(kernel: KernelSpec) -> BlockedKernel | None:
     """The kernel in blocked form, or None if it is not one contraction plus an epilogue."""
-    compute = [n for n in kernel.nodes if n.op != "constant"]
+    compute = [n for n in kernel.nodes if not n.is_constant]
     if not compute:
         return None
     head, epilogue = compute[0], compute[1:]

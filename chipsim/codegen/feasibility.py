@@ -47,6 +47,7 @@ from chipsim.hw.simulator import Simulator
 from chipsim.ir.graph import Graph, Value
 from chipsim.ir.ops import Pattern, get_op
 from chipsim.passes.placement import arena_budget, place_group
+from chipsim.target import Level
 
 Group = Sequence[int]
 T = TypeVar("T")
@@ -67,7 +68,7 @@ def stand_in_spec(graph: Graph, chip: Chip, group: Group, *, on_chip: bool) -> K
     homes, dram = place_group(graph, chip, (*spec.inputs, *spec.outputs), on_chip=False)
     where = {v: Location(level, offset) for v, (level, offset) in homes.items()}
     return KernelSpec(
-        spec.name, spec.nodes, spec.inputs, spec.outputs, where, window, Location("dram", dram)
+        spec.name, spec.nodes, spec.inputs, spec.outputs, where, window, Location(Level.DRAM, dram)
     )
 
 
@@ -162,7 +163,7 @@ def kernel_timer(graph: Graph, chip: Chip) -> Callable[[Group], int | None]:
 
     def made(spec: KernelSpec) -> tuple[bool, ...]:
         """Which inputs an earlier kernel made (not constants, not the host's inputs)."""
-        return tuple(v in producer and producer[v].op != "constant" for v in spec.inputs)
+        return tuple(v in producer and not producer[v].is_constant for v in spec.inputs)
 
     def measure(spec: KernelSpec) -> int | None:
         sim = Simulator(chip, functional=False)

@@ -20,19 +20,29 @@ from dataclasses import dataclass, field
 
 from chipsim.errors import PlanError
 from chipsim.ir.graph import Graph, Node, Value
-from chipsim.passes.fusion.naming import name_of_ops
-from chipsim.passes.fusion.partition import group_outputs
+from chipsim.passes.fusion.boundary import kernel_boundary, reads_of
+from chipsim.passes.fusion.naming import name_of_nodes
+from chipsim.target import Level
+
+
+@dataclass(frozen=True, slots=True)
+class KernelSpan:
+    """Instructions (or simulator records) ``[first, stop)`` belong to kernel ``name``."""
+
+    name: str
+    first: int
+    stop: int
 
 
 @dataclass(frozen=True, slots=True)
 class Location:
-    """Where a tensor lives: a memory level (``dram``, ``sram`` or ``reg``) and a byte offset."""
+    """Where a tensor lives: a memory :class:`~chipsim.target.Level` and a byte offset."""
 
-    level: str
+    level: Level
     offset: int
 
     def __post_init__(self) -> None:
-        if self.level not in ("dram", "sram", "reg"):
+        if self.level not in (Level.DRAM, Level.SRAM, Level.REG):
             raise PlanError(f"Location level must be 'dram', 'sram' or 'reg', got {self.level!r}")
         if not isinstance(self.offset, int) or self.offset < 0:
             raise PlanError(f"Location offset must be an int >= 0, got {self.offset!r}")
@@ -40,7 +50,7 @@ class Location:
 
 def kernel_name(nodes: Iterable[Node]) -> str:
     """``"add"`` for one op, ``"fused_matmul_add_relu"`` for a group (constants left out)."""
-    return name_of_ops([n.op for n in nodes])
+    return name_of_nodes(list(nodes))
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,23 +85,18 @@ class KernelSpec:
     ) -> KernelSpec:
         """A spec whose name and inputs are derived from ``nodes``."""
         nodes = tuple(nodes)
-        produced = {n.output for n in nodes}
-        inputs: dict[Value, None] = {}
-        for n in nodes:
-            for v in n.inputs:
-                if v not in produced:
-                    inputs.setdefault(v, None)
-        return KernelSpec(kernel_name(nodes), nodes, tuple(inputs), tuple(outputs), location)
+        return KernelSpec(kernel_name(nodes), nodes, reads_of(nodes), tuple(outputs), location)
 
     @staticmethod
     def of_group(
         graph: Graph, group: Iterable[int], location: Mapping[Value, Location]
     ) -> KernelSpec:
-        """The spec of a group of ``graph``'s nodes (indices), its outputs those crossing
-        the group's boundary (see :func:`~chipsim.passes.fusion.partition.group_outputs`)."""
+        """The spec of a group of ``graph``'s nodes (indices): what it reads and writes is
+        the group's boundary (:func:`~chipsim.passes.fusion.boundary.kernel_boundary`)."""
         group = sorted(group)
-        nodes = [graph.nodes[i] for i in group]
-        return KernelSpec.of(nodes, group_outputs(graph, group), location)
+        edge = kernel_boundary(graph, group)
+        nodes = tuple(graph.nodes[i] for i in group)
+        return KernelSpec(kernel_name(nodes), nodes, edge.reads, edge.writes, location)
 
     def signature(self, *, levels_only: bool = False) -> Hashable:
         """What the code generator sees of this kernel, with its values named by position:

@@ -50,6 +50,7 @@ from chipsim.hw.chip import Chip
 from chipsim.hw.isa import Instr, Operand
 from chipsim.ir.graph import Value
 from chipsim.ir.ops import check_attrs, get_op
+from chipsim.target import Level
 
 
 def emit(kernel: KernelSpec, chip: Chip, plan: LoweringPlan) -> list[Instr]:
@@ -81,9 +82,9 @@ class _Emitter:
             prog.append(immediate_instr(n, self._view(n.output, 0, False), self.chip, k.name))
         for v in self.plan.external:  # whole inputs: loaded once
             if (
-                homes[v].level == "sram"
+                homes[v].level == Level.SRAM
                 and homes[v].kind == "whole"
-                and k.location[v].level == "dram"
+                and k.location[v].level == Level.DRAM
             ):
                 prog.append(self._dma("load", self._dram(v, 0, False), self._view(v, 0, False)))
         stream_in = [v for v in self.plan.external if homes[v].kind == "stream"]
@@ -103,9 +104,9 @@ class _Emitter:
                 prog.append(self._dma("store", self._view(v, t, True), self._dram(v, t, True)))
         for v in k.outputs:  # whole outputs: stored once
             if (
-                homes[v].level == "sram"
+                homes[v].level == Level.SRAM
                 and homes[v].kind == "whole"
-                and k.location[v].level == "dram"
+                and k.location[v].level == Level.DRAM
             ):
                 prog.append(self._dma("store", self._view(v, 0, False), self._dram(v, 0, False)))
         return prog
@@ -136,7 +137,7 @@ class _Emitter:
         shape, row_offset = self._shape(v, t, rowed)
         loc: Location = self.k.location[v]
         return Operand(
-            "dram", loc.offset + row_offset, shape, v.dtype.name, None, self.plan.names[v]
+            Level.DRAM, loc.offset + row_offset, shape, v.dtype.name, None, self.plan.names[v]
         )
 
     def _dma(self, opcode: str, src: Operand, dst: Operand) -> Instr:

@@ -44,6 +44,7 @@ from chipsim.ir.ops import Pattern, flops, get_op
 from chipsim.ir.ops.tiling import row_tiling
 from chipsim.passes.memory.liveness import align_up
 from chipsim.passes.placement import ALIGN
+from chipsim.target import Level
 
 #: Blocks replace row tiles only when estimated this much faster (row tiles are the simpler
 #: plan, and the estimate is rough; the case that matters is a weight that barely fits SRAM,
@@ -107,12 +108,12 @@ class _Planner:
     def __init__(self, kernel: KernelSpec, chip: Chip, double_buffer: bool) -> None:
         self.k, self.chip, self.double_buffer = kernel, chip, double_buffer
         self.produced = {n.output: n for n in kernel.nodes}
-        self.compute = [n for n in kernel.nodes if n.op != "constant"]
+        self.compute = [n for n in kernel.nodes if not n.is_constant]
         self.immediates = [
-            n for n in kernel.nodes if n.op == "constant" and n.output not in kernel.location
+            n for n in kernel.nodes if n.is_constant and n.output not in kernel.location
         ]
         self.external = list(kernel.inputs) + [
-            n.output for n in kernel.nodes if n.op == "constant" and n.output in kernel.location
+            n.output for n in kernel.nodes if n.is_constant and n.output in kernel.location
         ]
         self._check()
         self.spill = False
@@ -170,7 +171,7 @@ class _Planner:
         return node.output not in self._fixed_outputs()
 
     def _fixed_outputs(self) -> set[Value]:
-        return {v for v in self.k.outputs if self.k.location[v].level != "dram"}
+        return {v for v in self.k.outputs if self.k.location[v].level != Level.DRAM}
 
     # -- planning ----------------------------------------------------------------------------
     def plan(self, need_scratch: bool = True) -> tuple[KernelPlan, dict[Value, Home]]:
@@ -244,7 +245,7 @@ class _Planner:
         k, fixed = self.k, self._fixed_outputs()
         out: list[Value] = []
         for v in self.external:
-            if self.rowed.get(v) and k.location[v].level == "dram":
+            if self.rowed.get(v) and k.location[v].level == Level.DRAM:
                 out.append(v)
         for n in self.compute:
             if not self._is_alias(n) and n.output not in fixed and self.rowed.get(n.output):
@@ -255,7 +256,7 @@ class _Planner:
         """Values given one SRAM buffer for the whole kernel."""
         fixed, streamed = self._fixed_outputs(), set(stream)
         vals = [
-            v for v in self.external if v not in streamed and self.k.location[v].level == "dram"
+            v for v in self.external if v not in streamed and self.k.location[v].level == Level.DRAM
         ]
         vals += [n.output for n in self.immediates]
         vals += [
@@ -284,11 +285,13 @@ class _Planner:
         homes: dict[Value, Home] = {}
         cursor = lo
         for v in whole:
-            homes[v] = Home("whole", "sram", (cursor,), False)
+            homes[v] = Home("whole", Level.SRAM, (cursor,), False)
             cursor += align_up(v.type.nbytes, ALIGN)
         for v in stream:
             size = align_up(per_tile * (v.type.nbytes // rows), ALIGN)
-            homes[v] = Home("stream", "sram", tuple(cursor + b * size for b in range(nbuf)), True)
+            homes[v] = Home(
+                "stream", Level.SRAM, tuple(cursor + b * size for b in range(nbuf)), True
+            )
             cursor += nbuf * size
         self._place_fixed(homes)
         plan = KernelPlan("tiled", rows, per_tile, tiles, nbuf, cursor - lo, 0)
@@ -307,8 +310,8 @@ class _Planner:
         chip = self.chip
         fixed = chip.dma.setup_cycles + chip.dram.latency_cycles
         loc = self.k.location
-        transfers = sum(1 for v in stream if v in loc and loc[v].level == "dram")
-        dram = sum(v.type.nbytes for v in stream if v in loc and loc[v].level == "dram")
+        transfers = sum(1 for v in stream if v in loc and loc[v].level == Level.DRAM)
+        dram = sum(v.type.nbytes for v in stream if v in loc and loc[v].level == Level.DRAM)
         d = dram / chip.dram.bytes_per_cycle
         c = 0.0
         for n in self.compute:
@@ -338,7 +341,7 @@ class _Planner:
         """Values with a location outside DRAM are used in place; reshapes alias their input."""
         loc = self.k.location
         for v in self.external:
-            if loc[v].level != "dram":
+            if loc[v].level != Level.DRAM:
                 homes[v] = Home("whole", loc[v].level, (loc[v].offset,), True)
         for v in self._fixed_outputs():
             homes[v] = Home("whole", loc[v].level, (loc[v].offset,), True)
@@ -362,7 +365,7 @@ class _Planner:
             if self._is_alias(n):
                 homes[n.output] = homes[n.inputs[0]]
                 continue
-            homes[n.output] = Home("whole", "dram", (base + cursor,), False)
+            homes[n.output] = Home("whole", Level.DRAM, (base + cursor,), False)
             cursor += align_up(n.output.type.nbytes, ALIGN)
         if cursor and self.k.scratch is None and need_scratch:
             raise PlanError(

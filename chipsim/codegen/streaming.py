@@ -29,6 +29,7 @@ from chipsim.codegen.planning import plan_homes
 from chipsim.hw.chip import Chip
 from chipsim.ir.graph import Graph, Value
 from chipsim.passes.placement import arena_budget, place_group
+from chipsim.target import Level
 
 
 def kernel_streams(kernel: KernelSpec, chip: Chip) -> set[Value]:
@@ -50,7 +51,7 @@ def stand_in(graph: Graph, group: Sequence[int], chip: Chip, streamed: Collectio
     where = {v: Location(level, offset) for v, (level, offset) in homes.items()}
     window = (arena_budget(chip), chip.sram.capacity_bytes)
     return KernelSpec(
-        spec.name, spec.nodes, spec.inputs, spec.outputs, where, window, Location("dram", dram)
+        spec.name, spec.nodes, spec.inputs, spec.outputs, where, window, Location(Level.DRAM, dram)
     )
 
 
@@ -63,9 +64,9 @@ def worth_streaming(
     after them, and streaming one input through a chain of contractions was measured slower
     (an MLP on edge-npu: 5,202 against 3,838 cycles)."""
     spec = KernelSpec.of_group(graph, group, {})
-    if sum(1 for n in spec.nodes if n.op != "constant") != 1:
+    if sum(1 for n in spec.nodes if not n.is_constant) != 1:
         return set()
-    everything_in_dram = {v: Location("dram", 0) for v in (*spec.inputs, *spec.outputs)}
+    everything_in_dram = {v: Location(Level.DRAM, 0) for v in (*spec.inputs, *spec.outputs)}
     in_dram = KernelSpec.of_group(graph, group, everything_in_dram)
     return kernel_streams(in_dram, chip) & set(candidates)
 

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from chipsim.hw.chip import Chip
 from chipsim.hw.isa import Instr, Operand, mma_ops, simd_ops, wave_share
-from chipsim.ir.graph import Attrs, Node
+from chipsim.ir.attrs import Attrs
+from chipsim.ir.graph import Node
 from chipsim.ir.ops import check_attrs, execute, get_op
 from chipsim.ir.types import TensorType
 

@@ -1,16 +1,22 @@
 """The fusion stage of ``chipsim.compile``: the reference fusion, the named passes, and how a
 fusion pass (yours or ours, treated alike) is run and checked.
 
-The reference fusion is two readable parts composed in the open::
+The reference fusion is three named stages composed in a
+:class:`~chipsim.passes.pipeline.Pipeline` (:data:`REFERENCE_FUSION`), over a small
+:class:`FusionState`::
 
-    partition = rule_fusion(graph, chip, fits=fits)                     # the rule table
-    partition = autotune(graph, chip, partition, fits=fits, kernel_cycles=timer)  # by cost
+    capacity   the code generator's rule: which kernels fit, and what each one costs
+    rules      grow kernels by the rule table, within that capacity      (rule_fusion)
+    autotune   merge and move kernels while the measured cost goes down  (autotune)
 
-and the **one capacity rule** both obey is the code generator's own feasibility
-(:func:`chipsim.codegen.feasibility.kernel_fits`); the autotuner times candidate kernels on
-the simulator (:func:`chipsim.codegen.feasibility.kernel_timer`). It lives here, above the
-code generator, because it asks the code generator; the rule pass and the search know only
-the IR (:mod:`chipsim.passes.fusion`).
+The **one capacity rule** the rules and the autotuner obey is the code generator's own
+feasibility (:func:`chipsim.codegen.feasibility.kernel_fits`), and the autotuner times
+candidate kernels on the simulator (:func:`chipsim.codegen.feasibility.kernel_timer`). It
+lives here, above the code generator, because it asks the code generator; the rule pass and
+the autotuner know only the IR (:mod:`chipsim.passes.fusion`). Swap the first stage for the
+fusion cost model's estimates and you get :data:`ESTIMATED_FUSION`, which needs only a
+chip's fields (:class:`chipsim.target.Chip`); cut it after ``rules`` and you get the rule
+pass alone.
 
 Example:
     >>> import numpy as np
@@ -20,14 +26,18 @@ Example:
     >>> g = b.build(b.op("relu", b.op("add", x, b.const(np.ones(64, np.float32)))))
     >>> print(reference_fusion(g, "edge-npu"))
     fused_add_relu: %2 %3
+    >>> REFERENCE_FUSION.names
+    ['capacity', 'rules', 'autotune']
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from chipsim.codegen.feasibility import grid_dependency, kernel_fits, kernel_timer
@@ -42,29 +52,105 @@ from chipsim.passes.fusion import (
     rule_fusion,
     validate_partition,
 )
+from chipsim.passes.pipeline import Pipeline, Stage
 from chipsim.reference import reference_for
+from chipsim.target import Chip as Target
+
+
+@dataclass(frozen=True)
+class FusionState:
+    """What the reference fusion's stages hand each other.
+
+    Attributes:
+        graph: the graph to partition.
+        chip: the chip it is for (a :class:`~chipsim.hw.Chip`; the estimates need only
+            its fields, :class:`chipsim.target.Chip`; the rules alone accept None).
+        fits: the capacity rule, ``fits(group) -> bool`` (None: the SRAM estimate).
+        kernel_cycles: a kernel's measured cost, ``kernel_cycles(group) -> int`` (None: the
+            cost model's estimate).
+        partition: the kernels so far.
+    """
+
+    graph: Graph
+    chip: Target | None
+    fits: Callable[[Sequence[int]], bool] | None = None
+    kernel_cycles: Callable[[Sequence[int]], int] | None = None
+    partition: Partition | None = None
 
 
 @reference_for("fusion")
-def reference_fusion(graph: Graph, chip: Any = None) -> Partition:
-    """The reference fusion: the rule pass, then the autotuner, with the code generator's
-    feasibility as the capacity rule (see the module docstring).
+def _capacity(s: FusionState) -> FusionState:
+    fits, timer = kernel_fits(s.graph, s.chip), kernel_timer(s.graph, s.chip)
+    return dataclasses.replace(s, fits=fits, kernel_cycles=timer)
+
+
+@reference_for("fusion")
+def _estimates(s: FusionState) -> FusionState:
+    return dataclasses.replace(s, fits=None, kernel_cycles=None)
+
+
+@reference_for("fusion")
+def _rules(s: FusionState) -> FusionState:
+    return dataclasses.replace(s, partition=rule_fusion(s.graph, s.chip, fits=s.fits))
+
+
+@reference_for("fusion")
+def _autotune(s: FusionState) -> FusionState:
+    partition = autotune(s.graph, s.chip, s.partition, fits=s.fits, kernel_cycles=s.kernel_cycles)
+    return dataclasses.replace(s, partition=partition)
+
+
+#: The reference fusion, stage by stage (see the module docstring).
+REFERENCE_FUSION = Pipeline(
+    [
+        Stage("capacity", "the code generator's rule: which kernels fit, what each costs",
+              _capacity, reads=("graph", "chip"), writes=("fits", "kernel_cycles")),
+        Stage("rules", "grow kernels by the rule table, within that capacity",
+              _rules, reads=("graph", "chip", "fits"), writes=("partition",)),
+        Stage("autotune", "merge and move kernels while the measured cost goes down",
+              _autotune, reads=("graph", "chip", "partition", "fits", "kernel_cycles"),
+              writes=("partition",)),
+    ],
+    verify_each=False,
+    wrap_errors=False,
+    label="reference fusion stage",
+)  # fmt: skip
+
+#: The same stages on the fusion cost model's estimates instead of the code generator's
+#: answers: for any object with a chip's fields (the rules alone: ``.until("rules")``).
+ESTIMATED_FUSION = REFERENCE_FUSION.replace(
+    "capacity",
+    Stage("estimates", "the cost model's estimates: SRAM working sets, roofline cycles",
+          _estimates, reads=("chip",), writes=("fits", "kernel_cycles")),
+)  # fmt: skip
+
+
+@reference_for("fusion")
+def reference_fusion(graph: Graph, chip: str | Chip) -> Partition:
+    """The reference fusion: :data:`REFERENCE_FUSION` on ``graph`` for ``chip``.
 
     Args:
         graph: the graph to partition.
-        chip: a preset name or :class:`~chipsim.hw.Chip`; without one, the rules alone (no
-            capacity limit, no cost step). Another object with the chip's fields gets the
-            estimates instead of the code generator's answers.
+        chip: a preset name or :class:`~chipsim.hw.Chip` (the code generator answers for
+            it). For a chip's fields alone use :func:`estimated_fusion`; for the rules alone,
+            :func:`~chipsim.passes.fusion.rule_fusion`.
     """
-    if chip is None:
-        return rule_fusion(graph)
-    if isinstance(chip, str):
-        chip = get_chip(chip)
-    fits = timer = None
-    if isinstance(chip, Chip):
-        fits, timer = kernel_fits(graph, chip), kernel_timer(graph, chip)
-    partition = rule_fusion(graph, chip, fits=fits)
-    return autotune(graph, chip, partition, fits=fits, kernel_cycles=timer)
+    if not isinstance(chip, (str, Chip)):
+        raise PassError(
+            f"reference_fusion asks the code generator, so it needs a chip preset name or a "
+            f"chipsim.hw.Chip, not {type(chip).__name__}; for a chip's fields alone use "
+            "estimated_fusion(graph, chip), for the rules alone rule_fusion(graph)"
+        )
+    return REFERENCE_FUSION(FusionState(graph, get_chip(chip))).partition
+
+
+@reference_for("fusion")
+def estimated_fusion(graph: Graph, chip: Target | None) -> Partition:
+    """:data:`ESTIMATED_FUSION`: the reference fusion's rules and autotuner on the cost
+    model's estimates, for any object with a chip's fields (None: the rules alone, no
+    capacity limit)."""
+    stages = ESTIMATED_FUSION if chip is not None else ESTIMATED_FUSION.until("rules")
+    return stages(FusionState(graph, chip)).partition
 
 
 FusionPass = Callable[..., Partition]

@@ -5,11 +5,13 @@ The pipeline, one stage each (:data:`PIPELINE`)::
     trace -> simplify -> fuse -> liveness -> plan memory -> place -> codegen
 
 Every stage is a :class:`~chipsim.passes.pipeline.Stage`: a name, one line saying what it
-does, and a function from a small :class:`CompileState` to the next; the stages run in a
-:class:`~chipsim.passes.pipeline.Pipeline`, the same one that composes the simplification
-passes. The learner's fusion pass or memory planner replaces
-exactly one of them, through ``compile``'s arguments, and any stage that fails says which it
-was. It is in the spirit of TVM's ``Sequential`` of passes.
+does, a function from a small :class:`CompileState` to the next, and the fields of the state
+it reads and writes; the stages run in a :class:`~chipsim.passes.pipeline.Pipeline`, the
+same one that composes the simplification passes and the reference fusion. Cut it with
+``PIPELINE.until("fuse")``, swap a stage with ``PIPELINE.replace("fuse", my_stage)``, and
+watch it with ``PIPELINE.with_instruments(PrintAfterEach())``. The learner's fusion pass or
+memory planner replaces exactly one of them, through ``compile``'s arguments, and any stage
+that fails says which it was. It is in the spirit of TVM's ``Sequential`` of passes.
 
 Example:
     >>> import numpy as np, chipsim as cs
@@ -29,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from chipsim.codegen.link import link
 from chipsim.codegen.streaming import streamed_inputs
 from chipsim.compiler.fusion import get_fusion, run_fusion
 from chipsim.compiler.records import kernel_records
@@ -43,6 +46,7 @@ from chipsim.passes.memory import MemoryPlan, UsageRecord, get_planner, validate
 from chipsim.passes.pipeline import Pipeline, Stage
 from chipsim.passes.placement import Placement, place
 from chipsim.passes.simplify import simplify as simplify_graph
+from chipsim.runtime.program import Program
 
 
 @dataclass(frozen=True)
@@ -62,7 +66,7 @@ class CompileState:
     planned: list[Value] = field(default_factory=list)
     plan: MemoryPlan | None = None
     placement: Placement | None = None
-    program: Any = None
+    program: Program | None = None
 
     def but(self, **changes: Any) -> CompileState:
         """A copy with ``changes``: each stage returns the state with its result added."""
@@ -102,13 +106,8 @@ def _place(s: CompileState) -> CompileState:
 
 
 def _codegen(s: CompileState) -> CompileState:
-    # The compiled Program lives in the runtime, which also compiles (a device runs a jitted
-    # graph through compile): importing it here, when the last stage runs, breaks that cycle.
-    from chipsim.runtime.program import Program
-
-    program = Program(
-        s.graph, s.chip, s.partition, s.plan, s.placement, double_buffer=s.double_buffer
-    )
+    linked = link(s.graph, s.chip, s.partition, s.placement, double_buffer=s.double_buffer)
+    program = Program(s.graph, s.chip, s.partition, s.plan, s.placement, linked)
     return s.but(program=program)
 
 
@@ -132,19 +131,26 @@ def _check_plan(plan: Any, records: list[UsageRecord]) -> MemoryPlan:
 PIPELINE = Pipeline(
     [
         Stage("trace", N_("run the Python function on symbolic tensors: a static graph"),
-              _trace),
+              _trace, reads=("source", "example_inputs"), writes=("graph",)),
         Stage("simplify", N_("fold constants, merge common subexpressions, drop dead code"),
-              _simplify),
-        Stage("fuse", N_("partition the ops into kernels (operator fusion)"), _fuse),
-        Stage("liveness", N_("when is each tensor passed between kernels alive?"), _liveness),
+              _simplify, reads=("graph", "simplify"), writes=("graph",)),
+        Stage("fuse", N_("partition the ops into kernels (operator fusion)"),
+              _fuse, reads=("graph", "chip", "fusion"), writes=("partition",)),
+        Stage("liveness", N_("when is each tensor passed between kernels alive?"),
+              _liveness, reads=("graph", "partition"), writes=("records", "planned")),
         Stage("plan memory",
-              N_("give every such tensor an offset in one arena, reusing dead space"), _plan),
-        Stage("place", N_("choose DRAM, SRAM or registers for every tensor"), _place),
+              N_("give every such tensor an offset in one arena, reusing dead space"),
+              _plan, reads=("records", "planner"), writes=("plan",)),
+        Stage("place", N_("choose DRAM, SRAM or registers for every tensor"),
+              _place, reads=("graph", "partition", "chip", "records", "planned", "plan"),
+              writes=("placement",)),
         Stage("codegen", N_("instructions per kernel: tiles, DMA, the right unit for each op"),
-              _codegen),
+              _codegen, reads=("graph", "chip", "partition", "plan", "placement",
+                               "double_buffer"), writes=("program",)),
     ],
     verify_each=False,
     wrap_errors=False,
+    label="compile stage",
 )  # fmt: skip
 
 
@@ -156,7 +162,7 @@ def compile(  # noqa: A001 - the public name the course uses
     planner: str | Callable[..., MemoryPlan] | None = "greedy_by_size",
     simplify: bool = True,
     double_buffer: bool = True,
-) -> Any:
+) -> Program:
     """Compile a function or graph for a simulated chip; returns a :class:`Program`.
 
     Runs the stages of :data:`PIPELINE` over a :class:`CompileState`.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from chipsim.ir.graph import Graph, Value
 from chipsim.passes.fusion import Partition
+from chipsim.passes.fusion.boundary import kernel_boundary
 from chipsim.passes.memory import UsageRecord
 from chipsim.passes.memory.liveness import records_from_uses
 
@@ -23,12 +24,9 @@ def kernel_records(graph: Graph, partition: Partition) -> tuple[list[UsageRecord
     group_of = {i: g for g, group in enumerate(partition.groups) for i in group}
     producer_step = {graph.nodes[i].output: g + 1 for i, g in group_of.items()}
     uses: dict[Value, list[int]] = {}
-    for i, node in enumerate(graph.nodes):
-        if i not in group_of:
-            continue
-        for v in node.inputs:
-            if producer_step.get(v) != group_of[i] + 1:  # read from outside its own kernel
-                uses.setdefault(v, []).append(group_of[i] + 1)
+    for g, group in enumerate(partition.groups):  # what each kernel reads from outside it
+        for v in kernel_boundary(graph, group).reads:
+            uses.setdefault(v, []).append(g + 1)
     outputs = set(graph.outputs)
     planned = [v for v in graph.inputs if v in uses and v not in outputs]
     planned += [

@@ -1,5 +1,5 @@
 """Control flow that a static graph can hold: ``cond`` (``where``, its elementwise
-sibling, is an op: :func:`chipsim.where`)."""
+sibling, is an op: :func:`chipsim.ops.where`)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 
 from chipsim.errors import TraceError
 from chipsim.frontend.functions import FUNCTIONS
+from chipsim.frontend.tracing import SymbolicTensor
 
 
 def cond(
@@ -24,8 +25,6 @@ def cond(
         true_fn, false_fn: functions of ``operands`` returning tensors of the same types.
         *operands: the tensors passed to the branch functions.
     """
-    from chipsim.frontend.tracing import SymbolicTensor
-
     traced = isinstance(pred, SymbolicTensor) or any(
         isinstance(x, SymbolicTensor) for x in operands
     )

@@ -10,14 +10,20 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from chipsim.errors import IRError
+from chipsim.errors import ChipsimError, IRError
 from chipsim.frontend.device import Device, current_device
+from chipsim.frontend.location import user_location
+from chipsim.frontend.operands import reference_dtype, scalar_array
 from chipsim.frontend.tensor_base import TensorBase
+from chipsim.ir.attrs import Attrs
 from chipsim.ir.dtypes import DType, dtype, from_numpy, to_storage
+from chipsim.ir.graph import Node, Value
+from chipsim.ir.ops import infer_type
 from chipsim.ir.types import TensorType
 
 
@@ -54,6 +60,9 @@ class Tensor(TensorBase):
     @property
     def type(self) -> TensorType:
         return self._type
+
+    def _apply(self, op: str, operands: Sequence[Any], attrs: dict[str, Any]) -> Any:
+        return apply_eager(op, operands, attrs)
 
     @property
     def buffer(self) -> Any:
@@ -92,6 +101,34 @@ class Tensor(TensorBase):
             self._device.release(self._buffer, self._type)
         except Exception:  # noqa: BLE001 - never raise from a finaliser (interpreter shutdown)
             pass
+
+
+def apply_eager(op: str, operands: Sequence[Any], attrs: dict[str, Any]) -> Tensor:
+    """Run ``op`` now, as one kernel, on the device of its tensor operands (or the current
+    device); numbers and arrays among the operands are uploaded first."""
+    ref = reference_dtype(op, operands)
+    devices = {id(x.device): x.device for x in operands if isinstance(x, Tensor)}
+    if len(devices) > 1:
+        names = ", ".join(d.name for d in devices.values())
+        raise ChipsimError(
+            f"{op}: operands live on different devices ({names}); "
+            "move them to one device with chipsim.tensor(t.numpy())"
+        )
+    device = next(iter(devices.values())) if devices else current_device()
+    tensors = []
+    for x in operands:
+        if isinstance(x, Tensor):
+            tensors.append(x)
+        elif isinstance(x, np.ndarray):
+            tensors.append(Tensor.from_numpy(x, device=device))
+        else:
+            # pass ref on: bf16 is stored as float32, so the array alone would say f32
+            tensors.append(Tensor.from_numpy(scalar_array(x, ref, op), ref, device=device))
+    frozen = Attrs(attrs)
+    out_type = infer_type(op, [t.type for t in tensors], frozen)
+    node = Node(op, tuple(Value(t.type) for t in tensors), frozen, Value(out_type), user_location())
+    buffer = device.run(node, [t.buffer for t in tensors])
+    return Tensor(buffer, out_type, device)
 
 
 def tensor(data: Any, dtype: DType | str | None = None) -> Tensor:

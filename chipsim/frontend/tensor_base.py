@@ -1,16 +1,21 @@
 """Operator overloading shared by eager tensors and traced (symbolic) tensors.
 
-Both kinds of tensor route every operation through :func:`apply`, which picks the mode:
-if any operand is being traced, the op is recorded into the trace's graph; otherwise it
-runs eagerly, as one kernel, on the current device. One op library, two front ends.
+Both kinds of tensor route every operation through :func:`dispatch`, which picks the mode:
+if any operand is being traced, the op is recorded into the trace's graph (the symbolic
+tensor's ``_apply``); otherwise it runs eagerly, as one kernel, on the device (the eager
+tensor's ``_apply``). One op library, two front ends; this base knows neither, so the front
+end's modules form a tree: ``tensor_base`` below ``eager`` and ``tracing``.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
 
+from chipsim.frontend.signature import op_function
 from chipsim.ir.dtypes import DType
+from chipsim.ir.ops import OPS
 from chipsim.ir.types import TensorType
 
 
@@ -19,9 +24,15 @@ class TensorBase:
 
     __slots__ = ()
     __array_priority__ = 1000  # make numpy defer to our operators (np_array + tensor)
+    traced: ClassVar[bool] = False  # a symbolic tensor of a trace (its ops are recorded)
 
     @property
     def type(self) -> TensorType:
+        raise NotImplementedError
+
+    def _apply(self, op: str, operands: Sequence[Any], attrs: dict[str, Any]) -> Any:
+        """Run ``op`` on ``operands`` (this tensor among them) the way this kind of tensor
+        does: eager tensors run it on their device, symbolic ones record it."""
         raise NotImplementedError
 
     @property
@@ -99,11 +110,9 @@ class TensorBase:
         (Only called for names the class does not define: the public op functions are
         looked up by name, with the tensor as first argument.)
         """
-        from chipsim.frontend.functions import FUNCTIONS  # imports this module: import late
-
-        if name.startswith("_") or name not in FUNCTIONS:
+        if name.startswith("_") or name not in METHODS:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        return functools.partial(FUNCTIONS[name], self)
+        return functools.partial(METHODS[name], self)
 
     def reshape(self, *shape: Any) -> Any:
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
@@ -123,7 +132,19 @@ class TensorBase:
         return _op("cast", self, to=str(dt))
 
 
-def _op(op: str, *operands: Any, **attrs: Any) -> Any:
-    from chipsim.frontend.dispatch import apply
+def dispatch(op: str, operands: Sequence[Any], attrs: dict[str, Any]) -> Any:
+    """Run ``op`` on ``operands``, at least one of them a tensor: recorded into the trace of a
+    traced operand if there is one, else run eagerly (by the first tensor's device)."""
+    tensors = [x for x in operands if isinstance(x, TensorBase)]
+    first = next((x for x in tensors if x.traced), tensors[0])
+    return first._apply(op, operands, attrs)
 
-    return apply(op, operands, attrs)
+
+def _op(op: str, *operands: Any, **attrs: Any) -> Any:
+    return dispatch(op, operands, attrs)
+
+
+#: name -> the function behind the method ``x.name(...)``, for every public op of the registry
+METHODS: dict[str, Callable[..., Any]] = {
+    name: op_function(OPS[name], dispatch) for name in sorted(OPS) if OPS[name].public
+}

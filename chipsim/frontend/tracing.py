@@ -9,31 +9,30 @@ Example:
 Python control flow that depends on a traced value (``if t > 0:``, ``while``, ``bool(t)``,
 ``int(t)``) cannot be recorded: the graph is built before any data exists. It raises a
 :class:`~chipsim.errors.TraceError` that names your file and line and points to
-:func:`chipsim.where` and :func:`chipsim.cond`.
+:func:`chipsim.ops.where` and :func:`chipsim.cond`.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 import linecache
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from chipsim.errors import TraceError
-from chipsim.frontend.dispatch import (
-    example_type,
-    format_location,
-    scalar_array,
-    user_frame,
-    user_location,
-)
+from chipsim.errors import ChipsimError, TraceError
+from chipsim.frontend.eager import Tensor
+from chipsim.frontend.location import format_location, user_frame, user_location
+from chipsim.frontend.operands import example_type, reference_dtype, scalar_array
+from chipsim.frontend.run import run_graph
 from chipsim.frontend.tensor_base import TensorBase
 from chipsim.i18n import N_, tr
 from chipsim.ir.dtypes import DType
 from chipsim.ir.graph import Graph, GraphBuilder, Value
 from chipsim.ir.types import TensorType
+from chipsim.ir.verify import verify
 
 
 class Tracer:
@@ -65,6 +64,7 @@ class SymbolicTensor(TensorBase):
     """A placeholder for a value in a graph being traced: it has a type but no data."""
 
     __slots__ = ("value", "tracer")
+    traced = True
 
     def __init__(self, value: Value, tracer: Tracer) -> None:
         self.value = value
@@ -74,6 +74,16 @@ class SymbolicTensor(TensorBase):
     def type(self) -> TensorType:
         return self.value.type
 
+    def _apply(self, op: str, operands: Sequence[Any], attrs: dict[str, Any]) -> SymbolicTensor:
+        """Record ``op`` into this tensor's trace (every traced operand must be of it)."""
+        tracers = {id(x.tracer): x.tracer for x in operands if isinstance(x, SymbolicTensor)}
+        if len(tracers) > 1:
+            raise ChipsimError(
+                f"{op}: operands come from two different traces; "
+                "a traced function can only combine its own values"
+            )
+        return self.tracer.record(op, operands, attrs, reference_dtype(op, operands))
+
     def _refuse(self, what: str) -> TraceError:
         """Python needs a yes/no from a traced tensor (``if``, ``while``, ``bool``, ...)."""
         return TraceError(
@@ -82,8 +92,8 @@ class SymbolicTensor(TensorBase):
                 "value):{source}\n"
                 "A static graph is recorded before any data exists, so Python cannot know the "
                 "answer yet and cannot choose a branch.\n"
-                "Instead, put the choice into the graph: chipsim.where(cond, a, b) picks values "
-                "elementwise, and chipsim.cond(pred, true_fn, false_fn, *operands) chooses "
+                "Instead, put the choice into the graph: chipsim.ops.where(cond, a, b) picks "
+                "values elementwise, and chipsim.cond(pred, true_fn, false_fn, *operands) chooses "
                 "between two computations (the graph records both branches).",
                 where=self._where(),
                 what=tr(what),
@@ -171,8 +181,6 @@ def trace(fn: Callable[..., Any], *example_inputs: Any, name: str | None = None)
         gname = "graph"
     tracer = Tracer(gname)
     try:
-        import inspect
-
         params = list(inspect.signature(fn).parameters)
     except (TypeError, ValueError):
         params = []
@@ -184,8 +192,6 @@ def trace(fn: Callable[..., Any], *example_inputs: Any, name: str | None = None)
     for out in outputs:
         if out.tracer is not tracer:
             raise TraceError(f"{gname} returned a value from another trace")
-    from chipsim.ir.verify import verify
-
     return verify(tracer.builder.build(*(o.value for o in outputs)))
 
 
@@ -215,9 +221,6 @@ class Jitted:
         return list(self.graphs.values())[-1]
 
     def __call__(self, *args: Any) -> Any:
-        from chipsim.frontend.eager import Tensor
-        from chipsim.frontend.run import run_graph
-
         graph = self.graph_for(*args)
         outs = run_graph(graph, args)
         tensors = [

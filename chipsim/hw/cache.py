@@ -23,7 +23,7 @@ its answers are the same on every run.
 
 Example:
     >>> from chipsim.hw.parts import L2
-    >>> from chipsim.hw.isa import Operand
+    >>> from chipsim.hw.isa import Operand, Traffic
     >>> cache = L2Cache(L2(capacity_bytes=4096, bytes_per_cycle=64, line_bytes=128))
     >>> x = Operand("dram", 0, (512,), "f32")            # 2 KiB: 16 lines
     >>> cache.access(x, write=True)                      # a store: into the cache, dirty
@@ -38,33 +38,11 @@ Example:
 from __future__ import annotations
 
 from collections import deque
-from typing import NamedTuple
 
 import numpy as np
 
-from chipsim.hw.isa import Operand
+from chipsim.hw.isa import Operand, Traffic
 from chipsim.hw.parts import L2
-
-
-class Traffic(NamedTuple):
-    """Where a transfer's DRAM bytes went, in bytes: ``hit`` moved between the cache and the
-    chip (a load's hits, all of a store), ``miss`` read from DRAM (a load's misses),
-    ``written_back`` dirty lines it evicted, written to DRAM."""
-
-    hit: int
-    miss: int
-    written_back: int
-
-    def __add__(self, other: object) -> Traffic:  # type: ignore[override]
-        if not isinstance(other, Traffic):
-            return NotImplemented
-        return Traffic(*(a + b for a, b in zip(self, other, strict=True)))
-
-    @property
-    def dram_bytes(self) -> int:
-        """Bytes DRAM itself moved (misses read, dirty lines written back)."""
-        return self.miss + self.written_back
-
 
 #: Lines tracked together: a block's residency is one bit per line and one stamp (its LRU age).
 BLOCK_LINES = 32

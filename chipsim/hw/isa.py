@@ -24,13 +24,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 from chipsim.errors import SimulationError
 from chipsim.hw.chip import Chip
-
-if TYPE_CHECKING:
-    from chipsim.hw.cache import Traffic
+from chipsim.target import Level
 
 #: Execution units, in the order timelines draw them.
 UNITS: tuple[str, ...] = ("host", "alu", "mac", "simd", "tensor", "dma")
@@ -42,7 +40,6 @@ UNIT_TITLES = {
     "tensor": "Tensor Core",
     "dma": "DMA",
 }
-LEVELS: tuple[str, ...] = ("dram", "sram", "reg")
 
 #: Opcode -> unit that runs it.
 OPCODES: dict[str, str] = {
@@ -74,6 +71,27 @@ STORAGE: dict[str, tuple[str, int]] = {
 }
 
 
+class Traffic(NamedTuple):
+    """Where a transfer's DRAM bytes went, in bytes, as the L2 cache (:mod:`chipsim.hw.cache`)
+    tells :func:`cost`: ``hit`` moved between the cache and the chip (a load's hits, all of a
+    store), ``miss`` read from DRAM (a load's misses), ``written_back`` dirty lines it
+    evicted, written to DRAM."""
+
+    hit: int
+    miss: int
+    written_back: int
+
+    def __add__(self, other: object) -> Traffic:  # type: ignore[override]
+        if not isinstance(other, Traffic):
+            return NotImplemented
+        return Traffic(*(a + b for a, b in zip(self, other, strict=True)))
+
+    @property
+    def dram_bytes(self) -> int:
+        """Bytes DRAM itself moved (misses read, dirty lines written back)."""
+        return self.miss + self.written_back
+
+
 @dataclass(frozen=True, slots=True)
 class Operand:
     """A tensor in one memory: bytes at ``offset`` viewed as ``shape`` elements of ``dtype``.
@@ -82,7 +100,7 @@ class Operand:
     ``None`` means dense row-major.
     """
 
-    level: str
+    level: Level
     offset: int
     shape: tuple[int, ...]
     dtype: str
@@ -247,17 +265,17 @@ def simd_ops(chip: Chip, elements: int, slots: int = 1) -> int:
 def _dma_cycles(instr: Instr, chip: Chip, traffic: Traffic | None) -> int:
     levels = {o.level for o in (*instr.srcs, *instr.dsts)}
     if instr.opcode == "refetch":  # a timing-only re-read from DRAM (its data is on chip)
-        levels = {"dram"}
+        levels = {Level.DRAM}
     bpc = chip.dma.bytes_per_cycle
     fixed = chip.dma.setup_cycles
-    if "sram" in levels:
+    if Level.SRAM in levels:
         bpc = min(bpc, chip.sram.bytes_per_cycle)
-    if "dram" in levels and traffic is not None:  # through the L2: every byte crosses the
+    if Level.DRAM in levels and traffic is not None:  # through the L2: every byte crosses the
         fixed += chip.dram.latency_cycles if traffic.miss else chip.l2.latency_cycles  # L2,
         bpc = min(bpc, chip.l2.bytes_per_cycle)  # DRAM's share meanwhile, pipelined
         dram = -(-traffic.dram_bytes // chip.dram.sustained_bytes_per_cycle)
         return fixed + max(-(-instr.work // bpc), dram)
-    if "dram" in levels:
+    if Level.DRAM in levels:
         bpc = min(bpc, chip.dram.sustained_bytes_per_cycle)
         fixed += chip.dram.latency_cycles
     return fixed + -(-instr.work // bpc)
@@ -304,9 +322,9 @@ def cost(instr: Instr, chip: Chip, traffic: Traffic | None = None) -> int:
         raise SimulationError(f"instruction {instr}: unknown unit {unit!r}; use one of {UNITS}")
     sram = dram = 0
     for o in (*instr.srcs, *instr.dsts):
-        if o.level == "sram":
+        if o.level == Level.SRAM:
             sram += o.nbytes
-        elif o.level == "dram":
+        elif o.level == Level.DRAM:
             dram += o.nbytes
     busy = max(busy, -(-sram // chip.sram.bytes_per_cycle))
     if dram:

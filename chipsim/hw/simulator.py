@@ -36,8 +36,9 @@ from dataclasses import dataclass
 from chipsim.errors import ChipsimError, SimulationError
 from chipsim.hw.cache import L2Cache, Traffic
 from chipsim.hw.chip import Chip
-from chipsim.hw.isa import LEVELS, OPCODES, UNITS, Instr, Operand, cost
+from chipsim.hw.isa import OPCODES, UNITS, Instr, Operand, cost
 from chipsim.hw.memory import Memory
+from chipsim.target import LEVELS, Level
 
 
 class IntervalMap:
@@ -99,7 +100,7 @@ class Record:
         """Bytes DRAM itself moved for this instruction (L2 hits are not DRAM traffic)."""
         if self.traffic is not None:
             return self.traffic.dram_bytes
-        return sum(o.nbytes for o in (*self.instr.srcs, *self.instr.dsts) if o.level == "dram")
+        return sum(o.nbytes for o in (*self.instr.srcs, *self.instr.dsts) if o.level == Level.DRAM)
 
     @property
     def cycles(self) -> int:
@@ -121,9 +122,9 @@ class Simulator:
         self.chip = chip
         self.functional = functional
         self.memory = {
-            "dram": Memory("dram", chip.dram.capacity_bytes),
-            "sram": Memory("sram", chip.sram.capacity_bytes),
-            "reg": Memory("reg", chip.registers.capacity_bytes),
+            Level.DRAM: Memory(Level.DRAM, chip.dram.capacity_bytes),
+            Level.SRAM: Memory(Level.SRAM, chip.sram.capacity_bytes),
+            Level.REG: Memory(Level.REG, chip.registers.capacity_bytes),
         }
         self.records: list[Record] = []
         self._unit_free = dict.fromkeys(UNITS, 0)
@@ -168,12 +169,12 @@ class Simulator:
         alone as it runs inside a program."""
         if self.l2 is not None:
             for op in operands:
-                if op.level == "dram":
+                if op.level == Level.DRAM:
                     self.l2.access(op, write=True)
 
     def host_wrote(self, op: Operand) -> None:
         """The host copied new values into these DRAM bytes (untimed): an L2 forgets them."""
-        if self.l2 is not None and op.level == "dram":
+        if self.l2 is not None and op.level == Level.DRAM:
             self.l2.forget(op)
 
     def _traffic(self, instr: Instr) -> Traffic | None:
@@ -183,7 +184,7 @@ class Simulator:
         total = None
         for ops, write in ((instr.srcs, False), (instr.dsts, True)):
             for op in ops:
-                if op.level == "dram":
+                if op.level == Level.DRAM:
                     t = self.l2.access(op, write=write)
                     total = t if total is None else total + t
         return total

@@ -17,14 +17,19 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import numpy as np
-
+from chipsim import drawing
+from chipsim.ir.attrs import Attrs, ConstData
 from chipsim.ir.dtypes import DType, f32
+from chipsim.ir.dtypes import dtype as to_dtype
+from chipsim.ir.interpreter import interpret
+from chipsim.ir.ops import OPS, infer_type
+from chipsim.ir.printer import format_graph, format_html, format_table
 from chipsim.ir.types import TensorType
+
+__all__ = ["Attrs", "ConstData", "Graph", "GraphBuilder", "Node", "Value"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -46,77 +51,6 @@ class Value:
         return f"Value({self.type}{', ' + self.hint if self.hint else ''})"
 
 
-class Attrs(Mapping[str, Any]):
-    """An immutable, ordered, hashable mapping of attribute names to plain values."""
-
-    __slots__ = ("_items",)
-
-    def __init__(self, items: Mapping[str, Any] | Iterable[tuple[str, Any]] = ()) -> None:
-        pairs = items.items() if isinstance(items, Mapping) else items
-        self._items: tuple[tuple[str, Any], ...] = tuple(sorted((k, _freeze(v)) for k, v in pairs))
-
-    def __getitem__(self, key: str) -> Any:
-        for k, v in self._items:
-            if k == key:
-                return v
-        raise KeyError(key)
-
-    def __iter__(self) -> Iterator[str]:
-        return (k for k, _ in self._items)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __hash__(self) -> int:
-        return hash(self._items)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Attrs) and self._items == other._items
-
-    def __repr__(self) -> str:
-        return "{" + ", ".join(f"{k}={v!r}" for k, v in self._items) + "}"
-
-
-def _freeze(value: Any) -> Any:
-    if isinstance(value, list):
-        return tuple(_freeze(v) for v in value)
-    if isinstance(value, tuple):
-        return tuple(_freeze(v) for v in value)
-    if isinstance(value, np.ndarray):
-        return ConstData.of(value)
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
-
-
-@dataclass(frozen=True, slots=True)
-class ConstData:
-    """The payload of a ``constant`` node: raw bytes plus shape and dtype, hashable."""
-
-    data: bytes
-    shape: tuple[int, ...]
-    dtype: DType
-
-    @staticmethod
-    def of(array: Any, dt: DType | None = None) -> ConstData:
-        from chipsim.ir.dtypes import from_numpy, to_storage
-
-        arr = np.asarray(array)
-        dt = dt or from_numpy(arr.dtype)  # float64 -> f32, float16 stays f16 (as eager does)
-        arr = np.array(to_storage(arr, dt), order="C")
-        return ConstData(arr.tobytes(), tuple(arr.shape), dt)
-
-    def array(self) -> np.ndarray:
-        """A fresh, writable numpy array with the constant's values."""
-        return np.frombuffer(self.data, dtype=self.dtype.numpy).reshape(self.shape).copy()
-
-    def __repr__(self) -> str:
-        arr = self.array()
-        if arr.size == 1:
-            return repr(arr.reshape(()).item())
-        return f"<{self.dtype.name}{list(self.shape)} constant>"
-
-
 @dataclass(frozen=True, slots=True, eq=False)
 class Node:
     """One operation: ``output = op(*inputs, **attrs)``.
@@ -136,6 +70,18 @@ class Node:
     @property
     def type(self) -> TensorType:
         return self.output.type
+
+    @property
+    def is_constant(self) -> bool:
+        """Whether the node holds data known when the graph is built (its op's trait)."""
+        opdef = OPS.get(self.op)
+        return opdef is not None and opdef.is_constant
+
+    @staticmethod
+    def constant(data: ConstData, hint: str = "", loc: str = "") -> Node:
+        """A ``constant`` node holding ``data`` (a new value of its shape and dtype)."""
+        value = Value(TensorType(data.shape, data.dtype), hint)
+        return Node("constant", (), Attrs({"value": data}), value, loc)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -186,10 +132,8 @@ class Graph:
     def replace(self, **changes: Any) -> Graph:
         return replace(self, **changes)
 
-    # -- views (implemented in sibling modules, exposed here for convenience) ----------------
+    # -- views (made by the modules below: the printer, the interpreter; drawn by viz) --------
     def __str__(self) -> str:
-        from chipsim.ir.printer import format_graph
-
         return format_graph(self)
 
     def __repr__(self) -> str:
@@ -197,38 +141,17 @@ class Graph:
 
     def table(self) -> str:
         """A table with one row per node and its FLOP and byte counts."""
-        from chipsim.ir.printer import format_table
-
         return format_table(self)
 
     def _repr_html_(self) -> str:
-        from chipsim.ir.printer import format_html
-
         return format_html(self)
-
-    def to_json(self) -> str:
-        from chipsim.ir.serialize import graph_to_json
-
-        return graph_to_json(self)
-
-    @staticmethod
-    def from_json(text: str) -> Graph:
-        from chipsim.ir.serialize import graph_from_json
-
-        return graph_from_json(text)
 
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
         """Draw the graph with matplotlib in layers (inputs at the top)."""
-        # viz sits above ir (it reads results, duck-typed); this convenience for learners
-        # imports it only when a graph is drawn, so ir itself never needs matplotlib.
-        from chipsim.viz.graph import draw_graph
-
-        return draw_graph(self, ax=ax, **kwargs)
+        return drawing.draw("graph", self, ax=ax, **kwargs)
 
     def __call__(self, *args: Any) -> Any:
         """Run the graph with the numpy reference interpreter."""
-        from chipsim.ir.interpreter import interpret
-
         outs = interpret(self, *args)
         return outs[0] if len(outs) == 1 else outs
 
@@ -248,20 +171,18 @@ class GraphBuilder:
 
     def op(self, op: str, *inputs: Value, loc: str = "", hint: str = "", **attrs: Any) -> Value:
         """Append ``op(*inputs, **attrs)`` and return its result value."""
-        from chipsim.ir.ops import infer_type
-
         frozen = Attrs(attrs)
         out_type = infer_type(op, [v.type for v in inputs], frozen)
         node = Node(op, tuple(inputs), frozen, Value(out_type, hint), loc)
         self.nodes.append(node)
         return node.output
 
-    def const(self, value: Any, dt: DType | str | None = None) -> Value:
+    def const(self, value: Any, dt: DType | str | None = None, hint: str = "") -> Value:
         """A ``constant`` node holding ``value`` (a Python number or numpy array)."""
-        from chipsim.ir.dtypes import dtype as to_dtype
-
         data = ConstData.of(value, to_dtype(dt) if dt is not None else None)
-        return self.op("constant", value=data)
+        node = Node.constant(data, hint)
+        self.nodes.append(node)
+        return node.output
 
     def build(self, *outputs: Value) -> Graph:
         return Graph(tuple(self.inputs), tuple(self.nodes), tuple(outputs), self.name)

@@ -5,15 +5,17 @@ Every other execution path (eager, compiled, simulated) is tested against it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from chipsim.errors import ChipsimError, ExecutionError
 from chipsim.ir.dtypes import to_storage
-from chipsim.ir.graph import Graph, Value
 from chipsim.ir.ops import execute
 from chipsim.ir.printer import format_node
+
+if TYPE_CHECKING:  # types only: graph.py imports this module (calling a graph runs it)
+    from chipsim.ir.graph import Graph, Value
 
 
 def bind_inputs(graph: Graph, args: tuple[Any, ...]) -> dict[Value, np.ndarray]:

@@ -13,14 +13,17 @@ The SSA text looks like::
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING
 
 from chipsim.i18n import N_, pad, text_width, tr
-from chipsim.ir.graph import Graph, Node, Value
 from chipsim.ir.ops import OPS, flops, get_op
+
+if TYPE_CHECKING:  # types only: graph.py imports this module (a graph prints itself)
+    from chipsim.ir.graph import Graph, Node, Value
 
 
 def _attr_text(node: Node) -> str:
-    if node.op == "constant" and "value" in node.attrs:
+    if node.is_constant and "value" in node.attrs:
         return ""
     # An unknown op must still print: the verifier shows it in its error message.
     specs = OPS[node.op].attrs if node.op in OPS else {}
@@ -38,7 +41,7 @@ def _name(v: Value, names: dict[Value, str]) -> str:
 
 def format_node(node: Node, names: dict[Value, str]) -> str:
     """One SSA line: ``%3 = add(%1, %2) : f32[4, 8]``."""
-    if node.op == "constant" and "value" in node.attrs:
+    if node.is_constant and "value" in node.attrs:
         args = repr(node.attrs["value"])
     else:
         args = ", ".join(_name(v, names) for v in node.inputs)

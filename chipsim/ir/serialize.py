@@ -22,9 +22,11 @@ import json
 from typing import Any
 
 from chipsim.errors import ChipsimError, SerializationError
+from chipsim.ir.attrs import Attrs, ConstData
 from chipsim.ir.dtypes import dtype
-from chipsim.ir.graph import Attrs, ConstData, Graph, Node, Value
+from chipsim.ir.graph import Graph, Node, Value
 from chipsim.ir.types import TensorType
+from chipsim.ir.verify import verify
 
 FORMAT = "chipsim.graph"
 VERSION = 1
@@ -146,8 +148,6 @@ def _decode(doc: Any) -> Graph:
 
 def graph_from_json(text: str | bytes) -> Graph:
     """Read a graph from JSON and verify it. Raises a :class:`ChipsimError` on any problem."""
-    from chipsim.ir.verify import verify
-
     try:
         doc = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError, TypeError, RecursionError) as exc:

@@ -6,12 +6,16 @@ few lines of context, marked ``>>``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import networkx as nx
 
 from chipsim.errors import IRError
-from chipsim.ir.graph import Graph, Node, Value
 from chipsim.ir.ops import check_arity, check_attrs, get_op, infer_type
 from chipsim.ir.printer import excerpt
+
+if TYPE_CHECKING:  # types only: verify sits below the graph, beside the printer
+    from chipsim.ir.graph import Graph, Node, Value
 
 
 def _fail(graph: Graph, line: int, what: str) -> IRError:

@@ -17,14 +17,16 @@ from chipsim.models.params import Params
 
 def _embed(p: Params, ids: Any, name: str, vocab: int, hidden: int) -> Any:
     table = p.get(name, (vocab, hidden), "embedding")
-    return cs.reshape(cs.gather(table, ids), (-1, hidden)), table
+    return cs.ops.reshape(cs.ops.gather(table, ids), (-1, hidden)), table
 
 
 def _positions(p: Params, name: str, max_positions: int, hidden: int, seq: int, batch: int):
     table = p.get(name, (max_positions, hidden), "embedding")
-    pos = cs.slice(table, (0,), (seq,))
+    pos = cs.ops.slice(table, (0,), (seq,))
     return (
-        pos if batch == 1 else cs.reshape(cs.broadcast_to(pos, (batch, seq, hidden)), (-1, hidden))
+        pos
+        if batch == 1
+        else cs.ops.reshape(cs.ops.broadcast_to(pos, (batch, seq, hidden)), (-1, hidden))
     )
 
 
@@ -44,18 +46,18 @@ def bert_forward(
     x, _ = _embed(p, ids, "embeddings.word", vocab, hidden)
     x = x + _positions(p, "embeddings.position", max_positions, hidden, seq, batch)
     types = p.get("embeddings.token_type", (type_vocab, hidden), "embedding")
-    x = x + cs.slice(types, (0,), (1,))  # every token of segment 0
+    x = x + cs.ops.slice(types, (0,), (1,))  # every token of segment 0
     x = layer_norm(p, "embeddings.norm", x, 1e-12)
     for i in range(layers):
         n = f"layer{i}"
         q, k, v = (linear(p, f"{n}.{w}", x, hidden) for w in ("query", "key", "value"))
         a = linear(p, f"{n}.attn_out", attention(q, k, v, batch, seq, heads), hidden)
         x = layer_norm(p, f"{n}.attn_norm", x + a, 1e-12)
-        h = linear(p, f"{n}.out", cs.gelu_erf(linear(p, f"{n}.inter", x, intermediate)), hidden)
+        h = linear(p, f"{n}.out", cs.ops.gelu_erf(linear(p, f"{n}.inter", x, intermediate)), hidden)
         x = layer_norm(p, f"{n}.out_norm", x + h, 1e-12)
-    first = cs.reshape(cs.slice(cs.reshape(x, (batch, seq, hidden)), (0, 0), (batch, 1)),
-                       (batch, hidden))  # fmt: skip
-    pooled = cs.tanh(linear(p, "pooler", first, hidden))
+    tokens = cs.ops.reshape(x, (batch, seq, hidden))
+    first = cs.ops.reshape(cs.ops.slice(tokens, (0, 0), (batch, 1)), (batch, hidden))
+    pooled = cs.ops.tanh(linear(p, "pooler", first, hidden))
     return x, pooled
 
 
@@ -83,10 +85,12 @@ def gpt2_forward(
         n = f"h{i}"
         qkv = linear(p, f"{n}.attn", layer_norm(p, f"{n}.ln_1", x, 1e-5), 3 * hidden)
         q, k, v = (
-            cs.slice(qkv, (0, j * hidden), (batch * seq, (j + 1) * hidden)) for j in range(3)
+            cs.ops.slice(qkv, (0, j * hidden), (batch * seq, (j + 1) * hidden)) for j in range(3)
         )
         x = x + linear(p, f"{n}.attn_proj", attention(q, k, v, batch, seq, heads, mask), hidden)
-        h = cs.gelu(linear(p, f"{n}.fc", layer_norm(p, f"{n}.ln_2", x, 1e-5), 4 * hidden))
+        h = cs.ops.gelu(linear(p, f"{n}.fc", layer_norm(p, f"{n}.ln_2", x, 1e-5), 4 * hidden))
         x = x + linear(p, f"{n}.mlp_proj", h, hidden)
     x = layer_norm(p, "ln_f", x, 1e-5)
-    return cs.matmul(x, cs.transpose(wte))  # tied: the output layer is the embedding, transposed
+    return cs.ops.matmul(
+        x, cs.ops.transpose(wte)
+    )  # tied: the output layer is the embedding, transposed

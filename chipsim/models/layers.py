@@ -14,7 +14,7 @@ from chipsim.models.params import Params
 
 def batch_norm(p: Params, name: str, x: Any) -> Any:
     c = x.shape[-1]
-    return cs.batch_norm(
+    return cs.ops.batch_norm(
         x,
         p.get(f"{name}.weight", (c,), "one"),
         p.get(f"{name}.bias", (c,), "small"),
@@ -31,28 +31,28 @@ def conv_bn(
     w = p.get(f"{name}.weight", (k, k, cin // groups, cout), fan_in=k * k * cin // groups)
     pad = (k - 1) // 2
     if groups == 1:
-        y = cs.conv2d(x, w, stride=stride, padding=pad)
+        y = cs.ops.conv2d(x, w, stride=stride, padding=pad)
     else:
-        y = cs.grouped_conv2d(x, w, stride=stride, padding=pad, groups=groups)
+        y = cs.ops.grouped_conv2d(x, w, stride=stride, padding=pad, groups=groups)
     return batch_norm(p, f"{name}.bn", y)
 
 
 def linear(p: Params, name: str, x: Any, n: int) -> Any:
     """``x @ W + b`` on 2-D ``x`` (tokens x features)."""
     k = x.shape[-1]
-    return cs.matmul(x, p.get(f"{name}.weight", (k, n))) + p.get(f"{name}.bias", (n,), "small")
+    return cs.ops.matmul(x, p.get(f"{name}.weight", (k, n))) + p.get(f"{name}.bias", (n,), "small")
 
 
 def layer_norm(p: Params, name: str, x: Any, eps: float) -> Any:
     c = x.shape[-1]
-    return cs.layernorm(
+    return cs.ops.layernorm(
         x, p.get(f"{name}.weight", (c,), "one"), p.get(f"{name}.bias", (c,), "small"), eps=eps
     )
 
 
 def global_avg_pool(x: Any) -> Any:
     """NHWC -> (N, C): the mean over the image."""
-    return cs.mean(x, axes=(1, 2))
+    return cs.ops.mean(x, axes=(1, 2))
 
 
 def attention(q: Any, k: Any, v: Any, batch: int, seq: int, heads: int, mask: Any = None) -> Any:
@@ -61,10 +61,10 @@ def attention(q: Any, k: Any, v: Any, batch: int, seq: int, heads: int, mask: An
     d = hidden // heads
 
     def split(t: Any) -> Any:  # (B*S, H*d) -> (B, H, S, d)
-        return cs.transpose(cs.reshape(t, (batch, seq, heads, d)), (0, 2, 1, 3))
+        return cs.ops.transpose(cs.ops.reshape(t, (batch, seq, heads, d)), (0, 2, 1, 3))
 
-    scores = cs.matmul(split(q), cs.transpose(split(k), (0, 1, 3, 2))) * (1.0 / d**0.5)
+    scores = cs.ops.matmul(split(q), cs.ops.transpose(split(k), (0, 1, 3, 2))) * (1.0 / d**0.5)
     if mask is not None:
         scores = scores + mask
-    ctx = cs.matmul(cs.softmax(scores, axis=-1), split(v))  # (B, H, S, d)
-    return cs.reshape(cs.transpose(ctx, (0, 2, 1, 3)), (batch * seq, hidden))
+    ctx = cs.ops.matmul(cs.ops.softmax(scores, axis=-1), split(v))  # (B, H, S, d)
+    return cs.ops.reshape(cs.ops.transpose(ctx, (0, 2, 1, 3)), (batch * seq, hidden))

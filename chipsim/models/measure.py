@@ -20,6 +20,8 @@ from chipsim.hw.chip import Chip, get_chip
 from chipsim.ir.graph import Graph
 from chipsim.passes.fold_batchnorm import fold_batchnorm
 from chipsim.passes.simplify import simplify
+from chipsim.target import Level
+from chipsim.workloads.eager import run_eager
 
 BIG_DRAM = 4 * 2**30  # enough for every model here in f32
 
@@ -84,12 +86,10 @@ def _compiled(graph: Graph, chip: Chip):
 
 def measure(graph: Graph, chip: str | Chip, *, eager: bool = True, top: int = 3) -> ModelRun:
     """Compile and simulate ``graph`` (timing only) on ``chip``, and run it eagerly."""
-    from chipsim.workloads.eager import run_eager
-
     target, raised = get_chip(chip), False
     inference = fold_batchnorm(graph)
     # weights that cannot fit even before any activation: compiling would end out of memory
-    weights = sum(n.type.nbytes for n in simplify(inference).nodes if n.op == "constant")
+    weights = sum(n.type.nbytes for n in simplify(inference).nodes if n.is_constant)
     if weights > target.dram.capacity_bytes + target.registers.capacity_bytes:
         target, raised = with_dram(target, BIG_DRAM), True
     try:
@@ -106,11 +106,11 @@ def measure(graph: Graph, chip: str | Chip, *, eager: bool = True, top: int = 3)
         try:
             rep = run_eager(graph, *zeros, chip=target, functional=False).report
             eager_cycles, eager_kernels = rep.cycles, len(rep.kernels)
-            eager_dram = rep.bytes_moved["dram"]
+            eager_dram = rep.bytes_moved[Level.DRAM]
         except OutOfMemoryError:  # the caching allocator needs more than the static plan
             pass
     return ModelRun(
         graph.name, target, raised, eager_cycles, eager_kernels, eager_dram, report.cycles,
-        len(program.kernels), report.bytes_moved["dram"], program.plan.arena_size,
+        len(program.kernels), report.bytes_moved[Level.DRAM], program.plan.arena_size,
         program.plan.lower_bound, biggest, compile_s, simulate_s,
     )  # fmt: skip

@@ -15,7 +15,6 @@ import numpy as np
 
 from chipsim.frontend.eager import tensor
 from chipsim.frontend.tracing import SymbolicTensor
-from chipsim.ir.graph import ConstData
 
 BUFFER = "buffer."  # the name prefix of constants that are not learned parameters
 
@@ -50,7 +49,7 @@ class Params:
     def _wrap(self, name: str, array: np.ndarray) -> Any:
         if self.tracer is None:
             return tensor(array)
-        value = self.tracer.builder.op("constant", value=ConstData.of(array), hint=name)
+        value = self.tracer.builder.const(array, hint=name)
         return SymbolicTensor(value, self.tracer)
 
     def get(self, name: str, shape: tuple[int, ...], kind: str = "weight", fan_in: int = 0) -> Any:

@@ -19,7 +19,7 @@ def parameters(graph: Graph) -> dict[Value, int]:
     users = graph.users()
     out: dict[Value, int] = {}
     for node in graph.nodes:
-        if node.op != "constant" or node.type.numel <= 1:
+        if not node.is_constant or node.type.numel <= 1:
             continue  # a scalar literal (a scale, an epsilon) is not a parameter
         v = node.output
         if v.hint.startswith(BUFFER):
@@ -73,7 +73,7 @@ def summary(graph: Graph) -> ModelSummary:
     patterns: Counter[str] = Counter()
     for node in graph.nodes:
         opdef = get_op(node.op)
-        if node.op == "constant":
+        if node.is_constant:
             weights += node.type.nbytes
             continue
         ins = [v.type for v in node.inputs]

@@ -14,18 +14,18 @@ from chipsim.models.params import Params
 
 def resnet18_forward(p: Params, x: Any, width: int = 64, num_classes: int = 1000) -> Any:
     """ResNet-18 (He et al. 2016): a 7x7 stem, four stages of two basic blocks, a classifier."""
-    y = cs.relu(conv_bn(p, "conv1", x, width, 7, stride=2))
-    y = cs.max_pool2d(y, window=3, stride=2, padding=1)
+    y = cs.ops.relu(conv_bn(p, "conv1", x, width, 7, stride=2))
+    y = cs.ops.max_pool2d(y, window=3, stride=2, padding=1)
     for stage in range(4):
         cout = width * 2**stage
         for block in range(2):
             name = f"layer{stage + 1}.{block}"
             stride = 2 if stage > 0 and block == 0 else 1
-            h = cs.relu(conv_bn(p, f"{name}.conv1", y, cout, 3, stride))
+            h = cs.ops.relu(conv_bn(p, f"{name}.conv1", y, cout, 3, stride))
             h = conv_bn(p, f"{name}.conv2", h, cout, 3)
             if stride != 1 or y.shape[-1] != cout:
                 y = conv_bn(p, f"{name}.downsample", y, cout, 1, stride)
-            y = cs.relu(h + y)
+            y = cs.ops.relu(h + y)
     return linear(p, "fc", global_avg_pool(y), num_classes)
 
 
@@ -50,7 +50,7 @@ MOBILENET_V2_BLOCKS = (
 def mobilenet_v2_forward(p: Params, x: Any, width: float = 1.0, num_classes: int = 1000) -> Any:
     """MobileNetV2: inverted residual blocks of 1x1 expand, 3x3 depthwise, 1x1 project."""
     cin = make_divisible(32 * width)
-    y = cs.clip(conv_bn(p, "features.0", x, cin, 3, stride=2))
+    y = cs.ops.clip(conv_bn(p, "features.0", x, cin, 3, stride=2))
     index = 1
     for t, c, n, s in MOBILENET_V2_BLOCKS:
         cout = make_divisible(c * width)
@@ -59,11 +59,11 @@ def mobilenet_v2_forward(p: Params, x: Any, width: float = 1.0, num_classes: int
             hidden = cin * t
             h = y
             if t != 1:
-                h = cs.clip(conv_bn(p, f"{name}.expand", h, hidden, 1))
-            h = cs.clip(conv_bn(p, f"{name}.depthwise", h, hidden, 3, stride, groups=hidden))
+                h = cs.ops.clip(conv_bn(p, f"{name}.expand", h, hidden, 1))
+            h = cs.ops.clip(conv_bn(p, f"{name}.depthwise", h, hidden, 3, stride, groups=hidden))
             h = conv_bn(p, f"{name}.project", h, cout, 1)
             y = h + y if stride == 1 and cin == cout else h
             cin, index = cout, index + 1
     last = make_divisible(1280 * max(1.0, width))
-    y = cs.clip(conv_bn(p, f"features.{index}", y, last, 1))
+    y = cs.ops.clip(conv_bn(p, f"features.{index}", y, last, 1))
     return linear(p, "classifier", global_avg_pool(y), num_classes)

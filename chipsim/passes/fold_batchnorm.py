@@ -20,7 +20,7 @@ Example:
     >>> w = b.const(np.ones((3, 3, 3, 4), np.float32))
     >>> c = [b.const(np.full(4, v, np.float32)) for v in (2.0, 0.5, 0.1, 1.0)]
     >>> y = b.op("batch_norm", b.op("conv2d", x, w), *c)
-    >>> [n.op for n in fold_batchnorm(b.build(y)).nodes if n.op != "constant"]
+    >>> [n.op for n in fold_batchnorm(b.build(y)).nodes if not n.is_constant]
     ['conv2d', 'add']
 """
 
@@ -28,22 +28,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from chipsim.ir.graph import Attrs, ConstData, Graph, Node, Value
+from chipsim.ir.attrs import Attrs, ConstData
+from chipsim.ir.graph import Graph, Node, Value
 from chipsim.ir.ops import check_attrs, get_op
-from chipsim.ir.types import TensorType
 from chipsim.passes.simplify import dce
 
 
 def _const(nodes_by_value: dict[Value, Node], v: Value) -> np.ndarray | None:
     node = nodes_by_value.get(v)
-    if node is None or node.op != "constant":
+    if node is None or not node.is_constant:
         return None
     return node.attrs["value"].array()
 
 
 def _constant_node(array: np.ndarray, like: Value) -> Node:
     data = ConstData.of(array.astype(like.dtype.numpy), like.dtype)
-    return Node("constant", (), Attrs({"value": data}), Value(TensorType(data.shape, data.dtype)))
+    return Node.constant(data)
 
 
 def fold_batchnorm(graph: Graph) -> Graph:

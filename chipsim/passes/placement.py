@@ -37,8 +37,9 @@ from typing import Any
 
 from chipsim.errors import OutOfMemoryError
 from chipsim.i18n import N_, pad, text_width, tr, wrap
-from chipsim.ir.graph import Graph, Value
+from chipsim.ir.graph import Graph, Node, Value
 from chipsim.passes.memory.liveness import align_up
+from chipsim.target import Chip, Level
 
 #: Largest constant (bytes) kept in registers.
 REGISTER_LIMIT_BYTES = 256
@@ -49,14 +50,14 @@ ARENA_SHARE = 0.5
 #: Every tensor starts at a multiple of this many bytes, at every level.
 ALIGN = 64
 
-DRAM, SRAM, REG = "dram", "sram", "reg"
+DRAM, SRAM, REG = Level.DRAM, Level.SRAM, Level.REG
 
 
 @dataclass(frozen=True, slots=True)
 class Slot:
     """Where one tensor lives: memory level, byte offset in its region, and why."""
 
-    level: str
+    level: Level
     offset: int
     role: str
     why: str  # in English; :meth:`reason` gives it in the learner's language
@@ -111,7 +112,7 @@ _WHY = {
 }
 
 
-def _slot(level: str, offset: int, role: str, why: str, **fields: Any) -> Slot:
+def _slot(level: Level, offset: int, role: str, why: str, **fields: Any) -> Slot:
     """A slot whose reason is the template ``_WHY[why]`` with ``fields`` (English in ``why``)."""
     text = _WHY[why].format(**fields)
     return Slot(level, offset, role, text, tuple({"_why": why, **fields}.items()))
@@ -124,12 +125,12 @@ class Placement:
     graph: Graph
     slots: dict[Value, Slot]
     arena_bytes: int
-    arena_level: str
+    arena_level: Level
     host_inputs: dict[Value, int] = field(default_factory=dict)  # DRAM address of each input
     dram_bytes: int = 0  # DRAM laid out so far; kernels' spill scratch goes above it
     cached: bool = False  # the chip has an L2 cache: activations live in DRAM behind it
 
-    def level(self, value: Value) -> str | None:
+    def level(self, value: Value) -> Level | None:
         slot = self.slots.get(value)
         return slot.level if slot else None
 
@@ -212,7 +213,7 @@ class Placement:
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def arena_budget(chip: Any) -> int:
+def arena_budget(chip: Chip) -> int:
     """Bytes of SRAM the activation arena may use on ``chip`` (64-byte aligned): none on a
     chip with an L2 cache, whose kernels pass activations through DRAM (see rule 3)."""
     if chip.l2.present:
@@ -220,17 +221,37 @@ def arena_budget(chip: Any) -> int:
     return int(chip.sram.capacity_bytes * ARENA_SHARE) // ALIGN * ALIGN
 
 
-def is_small_constant(node: Any) -> bool:
+def is_small_constant(node: Node) -> bool:
     """A constant small enough for the register file (a bias, a scale): rule 1."""
-    return (
-        node.op == "constant" and node.type.nbytes <= REGISTER_LIMIT_BYTES and node.type.rank <= 1
-    )
+    return node.is_constant and node.type.nbytes <= REGISTER_LIMIT_BYTES and node.type.rank <= 1
+
+
+def level_for(
+    node: Node | None, *, output: bool, streamed: bool, registers_free: bool, in_arena: bool
+) -> Level:
+    """The rules of the module docstring for one tensor (``node`` made it; None: a graph
+    input): the level it lives in. The one statement of them: :func:`place` places a whole
+    program by them, :func:`place_group` one kernel's tensors.
+
+    Args:
+        node: the node that defines the tensor (None for a graph input).
+        output: the tensor is a graph output (rule 4).
+        streamed: its one kernel streams it from DRAM tile by tile (rule 3).
+        registers_free: the register file still has room for it (rule 1).
+        in_arena: its slot lies inside the arena's share of SRAM, on a chip without an L2
+            cache (rule 3).
+    """
+    if node is not None and node.is_constant:  # rules 1 and 2
+        return REG if is_small_constant(node) and registers_free else DRAM
+    if output or streamed:  # rules 4 and 3 (a streamed input)
+        return DRAM
+    return SRAM if in_arena else DRAM  # rule 3: in the arena, or spilled
 
 
 class _Level:
     """One memory level being filled from address 0 upwards, with its capacity checked."""
 
-    def __init__(self, name: str, capacity: int) -> None:
+    def __init__(self, name: Level, capacity: int) -> None:
         self.name, self.capacity, self.end = name, capacity, 0
         self.held: list[tuple[str, int]] = []  # (tensor, bytes) in address order
 
@@ -243,7 +264,7 @@ class _Level:
         return offset
 
 
-def check_capacity(level: str, capacity: int, held: Sequence[tuple[str, int]], what: str) -> None:
+def check_capacity(level: Level, capacity: int, held: Sequence[tuple[str, int]], what: str) -> None:
     """Raise :class:`~chipsim.errors.OutOfMemoryError` if ``held`` (tensor, bytes) overflows.
 
     ``what`` says what the program is, for the message; the tensors are listed largest first.
@@ -276,7 +297,7 @@ def place(
     graph: Graph,
     arena_values: dict[Value, int],
     arena_bytes: int,
-    chip: Any,
+    chip: Chip,
     *,
     streamed: Collection[Value] = (),
 ) -> Placement:
@@ -307,10 +328,12 @@ def place(
         return f"{v.hint or names[v]}: {v.type}"
 
     for node in graph.nodes:  # rules 1 and 2: constants
-        if node.op != "constant":
+        if not node.is_constant:
             continue
         v = node.output
-        if is_small_constant(node) and regs.fits(v.type.nbytes):
+        fits = regs.fits(v.type.nbytes)
+        level = level_for(node, output=False, streamed=False, registers_free=fits, in_arena=False)
+        if level is REG:
             why = "tiny and read by every tile: loaded into registers once"
             slots[v] = Slot(REG, regs.take(label(v), v.type.nbytes), "small constant", why)
         elif is_small_constant(node):
@@ -335,15 +358,19 @@ def place(
             continue
         role = "input" if v in graph.inputs else "intermediate"
         end = offset + v.type.nbytes
-        if v in streamed:
+        inside = not chip.l2.present and v not in spilled
+        level = level_for(
+            None, output=False, streamed=v in streamed, registers_free=False, in_arena=inside
+        )
+        if level is SRAM:
+            slots[v] = _slot(SRAM, offset, role, "inside", end=end, share=ARENA_SHARE)
+        elif v in streamed:
             why = "read by one kernel that streams it tile by tile, as eager mode does"
             slots[v] = Slot(DRAM, host[v], role, why)
         elif chip.l2.present and v in host:
             slots[v] = Slot(DRAM, host[v], role, _HOST_THROUGH_L2)
         elif chip.l2.present:
             slots[v] = Slot(DRAM, spill_base + offset, role, _THROUGH_L2)
-        elif v not in spilled:
-            slots[v] = _slot(SRAM, offset, role, "inside", end=end, share=ARENA_SHARE)
         elif v in host:
             slots[v] = _slot(DRAM, host[v], role, "host", end=end, share=ARENA_SHARE)
         else:
@@ -360,16 +387,17 @@ def place(
 
 def place_group(
     graph: Graph,
-    chip: Any,
+    chip: Chip,
     values: Sequence[Value],
     *,
     on_chip: bool,
     streamed: Collection[Value] = (),
-) -> tuple[dict[Value, tuple[str, int]], int]:
+) -> tuple[dict[Value, tuple[Level, int]], int]:
     """A stand-in placement of one group's inputs and outputs, for measuring it alone.
 
     The fusion search measures a candidate kernel before the memory plan exists. It uses the
-    same rules as :func:`place`: small constants in registers while they fit, the activations
+    same rules as :func:`place` (:func:`level_for`), filling each level in order instead of
+    at the plan's offsets: small constants in registers while they fit, the activations
     the kernel passes on in the arena's share of SRAM while they fit, the rest in DRAM. Without
     ``on_chip`` every tensor is in DRAM (the most pessimistic layout: "does it spill?").
     ``streamed`` inputs stay in DRAM, as in :func:`place`.
@@ -382,20 +410,17 @@ def place_group(
     regs = _Level(REG, chip.registers.capacity_bytes)
     sram = _Level(SRAM, arena_budget(chip))
     dram = _Level(DRAM, chip.dram.capacity_bytes)
-    where: dict[Value, tuple[str, int]] = {}
+    where: dict[Value, tuple[Level, int]] = {}
     for v in values:
-        node = producer.get(v)
-        weight = node is not None and node.op == "constant"
-        if on_chip and weight and is_small_constant(node) and regs.fits(v.type.nbytes):
-            where[v] = (REG, regs.take("", v.type.nbytes))
-        elif (
-            on_chip
-            and not weight
-            and v not in outputs
-            and v not in streamed
-            and sram.fits(v.type.nbytes)
-        ):
-            where[v] = (SRAM, sram.take("", v.type.nbytes))
-        else:
-            where[v] = (DRAM, dram.take("", v.type.nbytes))
+        level = DRAM  # without on_chip: the most pessimistic layout
+        if on_chip:
+            level = level_for(
+                producer.get(v),
+                output=v in outputs,
+                streamed=v in streamed,
+                registers_free=regs.fits(v.type.nbytes),
+                in_arena=sram.fits(v.type.nbytes),
+            )
+        store = {REG: regs, SRAM: sram, DRAM: dram}[level]
+        where[v] = (level, store.take("", v.type.nbytes))
     return where, dram.end

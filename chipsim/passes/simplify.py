@@ -3,7 +3,8 @@ constant folding. Each returns a new graph with the same outputs for every input
 
 from __future__ import annotations
 
-from chipsim.ir.graph import Attrs, ConstData, Graph, Node, Value
+from chipsim.ir.attrs import Attrs, ConstData
+from chipsim.ir.graph import Graph, Node, Value
 from chipsim.ir.ops import execute
 from chipsim.ir.types import TensorType
 from chipsim.passes.pipeline import Pipeline
@@ -42,7 +43,7 @@ def cse(graph: Graph) -> Graph:
     nodes: list[Node] = []
     for node in graph.nodes:
         node = _remap(node, mapping)
-        if node.op == "constant":
+        if node.is_constant:
             # Hashing a model's weights (hundreds of MiB) would cost more than compiling it:
             # compare a constant's bytes only with the constants of its type.
             bucket = constants.setdefault(node.type, [])
@@ -69,7 +70,7 @@ def fold_constants(graph: Graph) -> Graph:
     nodes: list[Node] = []
     for node in graph.nodes:
         node = _remap(node, mapping)
-        if node.op == "constant":
+        if node.is_constant:
             consts[node.output] = node.attrs["value"]
         elif (
             node.inputs
@@ -78,8 +79,7 @@ def fold_constants(graph: Graph) -> Graph:
         ):
             arrays = [consts[v].array() for v in node.inputs]
             data = ConstData.of(execute(node.op, arrays, node.attrs, node.type), node.type.dtype)
-            out = Value(node.type, node.output.hint)
-            folded = Node("constant", (), Attrs({"value": data}), out, node.loc)
+            folded = Node.constant(data, node.output.hint, node.loc)
             mapping[node.output] = folded.output
             consts[folded.output] = data
             node = folded

@@ -23,15 +23,14 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from chipsim.codegen.kernel import KernelSpec, Location
 from chipsim.codegen.lower import lower
-from chipsim.errors import SimulationError
+from chipsim.errors import ExecutionError, SimulationError
 from chipsim.frontend.device import Device
 from chipsim.hw.allocator import Block, CachingAllocator
 from chipsim.hw.chip import Chip, get_chip
@@ -39,8 +38,15 @@ from chipsim.hw.isa import Instr, Operand
 from chipsim.hw.simulator import Simulator
 from chipsim.ir.dtypes import to_storage
 from chipsim.ir.graph import Graph, Node
+from chipsim.ir.ops import get_op
 from chipsim.ir.types import TensorType
+from chipsim.runtime.program import Program
 from chipsim.runtime.report import KernelSpan, Report
+from chipsim.target import Level
+
+#: What compiles a jitted graph for a device: ``compiler(graph, chip=..., double_buffer=...)``
+#: returns a :class:`Program` (``chipsim.compile``, handed in by ``chipsim.device``).
+GraphCompiler = Callable[..., Program]
 
 
 @dataclass(eq=False, slots=True)
@@ -52,7 +58,7 @@ class ChipBuffer:
     refs: list[int]  # shared, mutable reference count of the block
 
     def operand(self, type: TensorType) -> Operand:
-        return Operand("dram", self.offset, type.shape, type.dtype.name)
+        return Operand(Level.DRAM, self.offset, type.shape, type.dtype.name)
 
 
 class ChipDevice(Device):
@@ -62,10 +68,18 @@ class ChipDevice(Device):
         chip: a preset name or a :class:`~chipsim.hw.chip.Chip`.
         functional: compute values (``False``: timing only; ``download`` then raises).
         double_buffer: let each kernel overlap DMA with compute.
+        compiler: what compiles the graphs of ``@chipsim.jit`` functions run on this device
+            (``chipsim.device`` hands in ``chipsim.compile``; the runtime itself only runs
+            instructions). Without one, a device runs eager ops only.
     """
 
     def __init__(
-        self, chip: str | Chip = "edge-npu", *, functional: bool = True, double_buffer: bool = True
+        self,
+        chip: str | Chip = "edge-npu",
+        *,
+        functional: bool = True,
+        double_buffer: bool = True,
+        compiler: GraphCompiler | None = None,
     ) -> None:
         self.chip = get_chip(chip)
         self.name = self.chip.name
@@ -74,7 +88,8 @@ class ChipDevice(Device):
         self.sim = Simulator(self.chip, functional=functional)
         self.allocator = CachingAllocator(self.chip.dram.capacity_bytes)
         self.spans: list[KernelSpan] = []
-        self.programs: dict[Graph, Any] = {}  # compiled programs of jitted graphs
+        self.compiler = compiler
+        self.programs: dict[Graph, Program] = {}  # compiled programs of jitted graphs
         self._report: Report | None = None
 
     # -- the Device protocol ------------------------------------------------------------------
@@ -84,7 +99,7 @@ class ChipDevice(Device):
         self.sim.host_wrote(buf.operand(type))  # a reused block's old lines leave the L2
         if self.functional:
             values = to_storage(np.asarray(array), type.dtype)
-            self.sim.memory["dram"].write(buf.operand(type), values, "upload")
+            self.sim.memory[Level.DRAM].write(buf.operand(type), values, "upload")
         return buf
 
     def download(self, buffer: ChipBuffer, type: TensorType) -> np.ndarray:
@@ -95,21 +110,22 @@ class ChipDevice(Device):
                 "this device runs timing only (functional=False) and holds "
                 "no values; create it with functional=True to read tensors"
             )
-        return self.sim.memory["dram"].read(buffer.operand(type), "download")
+        return self.sim.memory[Level.DRAM].read(buffer.operand(type), "download")
 
     def run(self, node: Node, inputs: Sequence[ChipBuffer]) -> ChipBuffer:
         """Run ``node`` as one kernel: launch, load, compute, store."""
-        if node.op == "reshape":  # a view: same bytes, new shape, no kernel
+        opdef = get_op(node.op)
+        if opdef.is_constant:
+            return self.upload(node.attrs["value"].array(), node.type)
+        if not opdef.moves_data:  # a view (reshape): same bytes, new shape, no kernel
             src = inputs[0]
             src.refs[0] += 1
             return ChipBuffer(src.block, src.offset, src.refs)
-        if node.op == "constant":
-            return self.upload(node.attrs["value"].array(), node.type)
         out = self._alloc(node.type)
         location = {
-            v: Location("dram", b.offset) for v, b in zip(node.inputs, inputs, strict=False)
+            v: Location(Level.DRAM, b.offset) for v, b in zip(node.inputs, inputs, strict=False)
         }
-        location[node.output] = Location("dram", out.offset)
+        location[node.output] = Location(Level.DRAM, out.offset)
         spec = KernelSpec.of([node], [node.output], location)
         program = lower(spec, self.chip, double_buffer=self.double_buffer, launch="eager")
         first = len(self.sim.records)
@@ -131,12 +147,14 @@ class ChipDevice(Device):
         simulator: its cost is ``device.programs[graph].report``, not part of
         :attr:`report` (which covers the eager kernels).
         """
-        # The compiler builds runtime Programs (it imports the runtime), so the runtime
-        # reaches the compiler only here, when a device first runs a jitted graph.
-        from chipsim.compiler import compile as compile_graph
-
+        if self.compiler is None:
+            raise ExecutionError(
+                f"this {self.name} device has no compiler for the jitted graph {graph.name!r}; "
+                "make the device with chipsim.device(...), which hands it chipsim.compile "
+                "(or pass compiler=chipsim.compile to ChipDevice)"
+            )
         if graph not in self.programs:
-            self.programs[graph] = compile_graph(
+            self.programs[graph] = self.compiler(
                 graph, chip=self.chip, double_buffer=self.double_buffer
             )
         outs, _ = self.programs[graph].run(*arrays, functional=self.functional)
@@ -147,7 +165,7 @@ class ChipDevice(Device):
     def report(self) -> Report:
         """The :class:`Report` of everything this device ran so far."""
         if self._report is None or len(self._report.records) != len(self.sim.records):
-            peaks = {"dram": self.allocator.peak_reserved}
+            peaks = {Level.DRAM: self.allocator.peak_reserved}
             self._report = Report.from_records(
                 self.chip, self.sim.records, self.spans, peaks, self.allocator.history
             )
@@ -166,7 +184,16 @@ class ChipDevice(Device):
 
 
 def make_device(
-    name_or_chip: str | Chip = "edge-npu", *, functional: bool = True, double_buffer: bool = True
+    name_or_chip: str | Chip = "edge-npu",
+    *,
+    functional: bool = True,
+    double_buffer: bool = True,
+    compiler: GraphCompiler | None = None,
 ) -> ChipDevice:
-    """An eager device on a simulated chip; use it as ``with make_device("edge-npu") as dev:``."""
-    return ChipDevice(name_or_chip, functional=functional, double_buffer=double_buffer)
+    """An eager device on a simulated chip; use it as ``with make_device("edge-npu") as dev:``.
+
+    ``chipsim.device`` is this with ``compiler=chipsim.compile``, so jitted functions run too.
+    """
+    return ChipDevice(
+        name_or_chip, functional=functional, double_buffer=double_buffer, compiler=compiler
+    )

@@ -1,47 +1,30 @@
 """A compiled :class:`Program`: kernels, memory layout and instructions for one chip.
 
-Made by :func:`chipsim.compile`. Calling it runs the instructions on a fresh simulator
-(functional mode) and returns the outputs; :attr:`Program.report` is the cost of a run,
-which does not depend on the input values (so it is computed once, in timing-only mode).
-
-Memory layout:
-
-* **DRAM**: weights, then the graph inputs, then the outputs, then the spilled part of the
-  activation arena, then scratch for kernels that spill their tiles.
-* **SRAM**: the activation arena at ``[0, arena budget)``, tile scratch for the kernels above
-  it (``KernelSpec.sram_window``).
-* **registers**: small constants (a bias), loaded before the first kernel.
+Made by :func:`chipsim.compile`, whose ``codegen`` stage lowers the graph
+(:func:`chipsim.codegen.link.link`: layout, kernels, instructions); the program only runs
+them. Calling it runs the instructions on a fresh simulator (functional mode) and returns the
+outputs; :attr:`Program.report` is the cost of a run, which does not depend on the input
+values (so it is computed once, in timing-only mode).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from chipsim.codegen.dma import dma
-from chipsim.codegen.kernel import KernelSpec, Location
-from chipsim.codegen.lower import lower
-from chipsim.codegen.planning import scratch_bytes
-from chipsim.errors import ExecutionError
+from chipsim.codegen.link import Linked, operand
 from chipsim.hw.chip import Chip
-from chipsim.hw.isa import Instr, Operand
 from chipsim.hw.simulator import Simulator
-from chipsim.ir.graph import Graph, Value
+from chipsim.ir.graph import Graph
 from chipsim.ir.interpreter import bind_inputs
 from chipsim.passes.fusion import Partition
-from chipsim.passes.fusion.naming import unique_kernel_names
 from chipsim.passes.memory import MemoryPlan
-from chipsim.passes.memory.liveness import align_up
-from chipsim.passes.placement import ALIGN, DRAM, SRAM, Placement, check_capacity
-from chipsim.runtime.report import KernelSpan, Report
-
-
-def _operand(loc: Location, v: Value, name: str) -> Operand:
-    return Operand(loc.level, loc.offset, v.shape, v.dtype.name, None, name)
+from chipsim.passes.placement import Placement
+from chipsim.runtime.report import Report
+from chipsim.target import Level
 
 
 class Program:
@@ -53,7 +36,8 @@ class Program:
         partition: the fusion partition (one group per kernel).
         plan: the memory plan of the activations passed between kernels.
         placement: the memory level of every tensor (print it: W in DRAM, x in SRAM, ...).
-        kernels: one :class:`KernelSpec` per group, in run order.
+        locations: the address of every tensor kept between kernels.
+        kernels: one :class:`~chipsim.codegen.kernel.KernelSpec` per group, in run order.
         instructions: the whole program, kernel after kernel.
     """
 
@@ -64,88 +48,15 @@ class Program:
         partition: Partition,
         plan: MemoryPlan,
         placement: Placement,
-        *,
-        double_buffer: bool = True,
+        linked: Linked,
     ) -> None:
         self.graph, self.chip, self.partition = graph, chip, partition
         self.plan, self.placement = plan, placement
-        self.locations = self._layout()
-        self.kernels = self._kernels()
-        self.instructions: list[Instr] = []
-        self._spans: list[KernelSpan] = []
-        self._emit_input_loads()
-        for kernel in self.kernels:
-            first = len(self.instructions)
-            self.instructions += lower(kernel, chip, double_buffer=double_buffer, launch="graph")
-            self._spans.append(KernelSpan(kernel.name, first, len(self.instructions)))
-
-    # -- layout -------------------------------------------------------------------------------
-    def _layout(self) -> dict[Value, Location]:
-        """The address of every tensor the program keeps between kernels, as placed."""
-        loc = {v: Location(slot.level, slot.offset) for v, slot in self.placement.slots.items()}
-        self._host_inputs = {v: Location(DRAM, a) for v, a in self.placement.host_inputs.items()}
-        for v in self.graph.inputs:
-            if loc[v].level == DRAM:  # read where the host wrote it
-                loc[v] = self._host_inputs[v]
-        self._scratch_base = self.placement.dram_bytes
-        return loc
-
-    def _kernels(self) -> list[KernelSpec]:
-        graph = self.graph
-        # Kernels may use every byte of SRAM the placed activations leave free.
-        sram_used = max(
-            (loc.offset + v.type.nbytes for v, loc in self.locations.items() if loc.level == SRAM),
-            default=0,
-        )
-        window = (align_up(sram_used, ALIGN), self.chip.sram.capacity_bytes)
-        kernels = []
-        for group in self.partition.groups:
-            spec = KernelSpec.of_group(graph, group, {})
-            where = {
-                v: self.locations[v] for v in (*spec.inputs, *spec.outputs) if v in self.locations
-            }
-            missing = [v for v in spec.outputs if v not in where]
-            if missing:
-                raise ExecutionError(
-                    f"kernel {spec.name}: no memory for {missing[0]}; this is a compiler bug"
-                )
-            spec = KernelSpec(spec.name, spec.nodes, spec.inputs, spec.outputs, where, window)
-            need = scratch_bytes(spec, self.chip)
-            if need:
-                check_capacity(
-                    DRAM,
-                    self.chip.dram.capacity_bytes,
-                    [("the program's tensors", self._scratch_base), (f"{spec.name} scratch", need)],
-                    f"kernel {spec.name} of {self.graph.name!r}",
-                )
-                spec = KernelSpec(
-                    spec.name,
-                    spec.nodes,
-                    spec.inputs,
-                    spec.outputs,
-                    where,
-                    window,
-                    Location(DRAM, self._scratch_base),
-                )
-            kernels.append(spec)
-        # unique, readable names: fused_add_relu, fused_add_relu_1 (the one naming rule)
-        names = unique_kernel_names(graph, self.partition.groups)
-        kernels = [dataclasses.replace(k, name=n) for k, n in zip(kernels, names, strict=True)]
-        return kernels
-
-    def _emit_input_loads(self) -> None:
-        """Copy the graph inputs that live on chip from where the host wrote them (DRAM)."""
-        names = self.graph.names()
-        first = len(self.instructions)
-        for v, host in self._host_inputs.items():
-            target = self.locations.get(v)
-            if target is not None and target != host:
-                src, dst = _operand(host, v, names[v]), _operand(target, v, names[v])
-                self.instructions.append(
-                    dma("load", src, dst, "load_inputs", f"load input {names[v]}")
-                )
-        if len(self.instructions) > first:
-            self._spans.append(KernelSpan("load_inputs", first, len(self.instructions)))
+        self.locations = linked.locations
+        self.kernels = linked.kernels
+        self.instructions = linked.instructions
+        self._spans = linked.spans
+        self._host_inputs = linked.host_inputs
 
     # -- running ------------------------------------------------------------------------------
     def _simulator(self, args: Sequence[Any], functional: bool) -> Simulator:
@@ -155,13 +66,13 @@ class Program:
             names = self.graph.names()
             for node in self.graph.nodes:
                 where = self.locations.get(node.output)
-                if node.op == "constant" and where is not None:
+                if node.is_constant and where is not None:
                     sim.memory[where.level].write(
-                        _operand(where, node.output, names[node.output]),
+                        operand(where, node.output, names[node.output]),
                         node.attrs["value"].array(),
                     )
             for v, where in self._host_inputs.items():
-                sim.memory["dram"].write(_operand(where, v, names[v]), env[v])
+                sim.memory[Level.DRAM].write(operand(where, v, names[v]), env[v])
         return sim
 
     def run(self, *args: Any, functional: bool = True) -> tuple[list[np.ndarray], Report]:
@@ -180,7 +91,7 @@ class Program:
             if where is None:  # an output that is an input: nothing ran
                 outs.append(env[v])
             else:
-                outs.append(sim.memory[where.level].read(_operand(where, v, names[v])))
+                outs.append(sim.memory[where.level].read(operand(where, v, names[v])))
         return outs, report
 
     def __call__(self, *args: Any) -> Any:

@@ -24,10 +24,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from chipsim import drawing
+from chipsim.codegen.kernel import KernelSpan
 from chipsim.hw.chip import Chip
-from chipsim.hw.isa import LEVELS, UNIT_TITLES, UNITS
+from chipsim.hw.isa import UNIT_TITLES, UNITS
 from chipsim.hw.simulator import Record
 from chipsim.i18n import N_, pad, text_width, tr
+from chipsim.target import LEVELS, Level
 
 _COMPUTE = ("tensor", "mac", "simd", "alu")
 #: The kernel table's column titles (English; translated where shown).
@@ -40,15 +43,6 @@ _HEADERS = (
     N_("FLOPs"),
     N_("DRAM bytes"),
 )
-
-
-@dataclass(frozen=True, slots=True)
-class KernelSpan:
-    """Records ``[first, stop)`` of the simulator belong to kernel ``name``."""
-
-    name: str
-    first: int
-    stop: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,14 +115,14 @@ class Report:
             ins = r.instr
             busy[ins.unit] += r.end - r.start
             for o in (*ins.srcs, *ins.dsts):
-                if o.level != "dram" or r.traffic is None:  # via an L2: counted below
+                if o.level != Level.DRAM or r.traffic is None:  # via an L2: counted below
                     moved[o.level] += o.nbytes
                 peak[o.level] = max(peak[o.level], o.byte_range()[1])
                 if ins.unit in _COMPUTE:
-                    moved["reg"] += o.nbytes  # compute units read and write via registers
+                    moved[Level.REG] += o.nbytes  # compute units read and write via registers
             if r.traffic is not None:  # through an L2: DRAM moved only misses and write-backs;
-                moved["dram"] += r.traffic.dram_bytes  # the hits are on-chip (L2) bytes
-                moved["sram"] += r.traffic.hit
+                moved[Level.DRAM] += r.traffic.dram_bytes  # the hits are on-chip (L2) bytes
+                moved[Level.SRAM] += r.traffic.hit
             if ins.unit in ("tensor", "mac"):
                 macs += ins.flops // 2
             elif ins.unit in ("simd", "alu"):
@@ -138,9 +132,9 @@ class Report:
         e = chip.energy
         energy = {
             "compute": macs * e.mac_pj + ops * e.op_pj,
-            "dram": moved["dram"] * e.dram_byte_pj,
-            "sram": moved["sram"] * e.sram_byte_pj,
-            "reg": moved["reg"] * e.reg_byte_pj,
+            Level.DRAM: moved[Level.DRAM] * e.dram_byte_pj,
+            Level.SRAM: moved[Level.SRAM] * e.sram_byte_pj,
+            Level.REG: moved[Level.REG] * e.reg_byte_pj,
         }
         kernels = tuple(_kernel_stat(s, records) for s in spans if s.stop > s.first)
         cycles = max((r.end for r in records), default=0)
@@ -241,15 +235,11 @@ class Report:
 
     def timeline(self, ax: Any = None, **kwargs: Any) -> Any:
         """Per-unit timeline: one row per unit, one bar per instruction, kernels labelled."""
-        from chipsim.viz.timeline import plot_timeline
-
-        return plot_timeline(self, ax=ax, **kwargs)
+        return drawing.draw("timeline", self, ax=ax, **kwargs)
 
     def roofline(self, ax: Any = None, **kwargs: Any) -> Any:
         """The chip's roofline with every kernel placed on it."""
-        from chipsim.viz.roofline import plot_roofline
-
-        return plot_roofline(self, ax=ax, **kwargs)
+        return drawing.draw("roofline", self, ax=ax, **kwargs)
 
 
 def _kernel_stat(span: KernelSpan, records: Sequence[Record]) -> KernelStat:

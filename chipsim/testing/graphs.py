@@ -15,7 +15,7 @@ layers; the fusion-quality benchmark uses them.
 
 Example:
     >>> g = random_graph(7, max_ops=6)
-    >>> 1 <= sum(n.op != "constant" for n in g.nodes) <= 6
+    >>> 1 <= sum(not n.is_constant for n in g.nodes) <= 6
     True
 """
 
@@ -81,7 +81,7 @@ def random_graph(
         pool.append(value)
         ops += count
     used = {id(v) for n in b.nodes for v in n.inputs}
-    outputs = [n.output for n in b.nodes if n.op != "constant" and id(n.output) not in used]
+    outputs = [n.output for n in b.nodes if not n.is_constant and id(n.output) not in used]
     return b.build(*outputs)
 
 

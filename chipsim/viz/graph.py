@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from chipsim.drawing import drawable
 from chipsim.i18n import tr
 from chipsim.ir.graph import Graph, Value
 from chipsim.ir.ops import Pattern, get_op
@@ -31,6 +32,7 @@ def layers(graph: Graph) -> dict[Value, int]:
     return depth
 
 
+@drawable("graph")
 def draw_graph(graph: Graph, ax: Any = None, *, show_types: bool = True, groups: Any = None) -> Any:
     """Draw ``graph``; returns the matplotlib Axes.
 
@@ -70,7 +72,7 @@ def draw_graph(graph: Graph, ax: Any = None, *, show_types: bool = True, groups:
             label, color, small = tr("{value} input", value=names[v]), INPUT_COLOR, False
         else:
             label = f"{names[v]} {node.op}"
-            small = node.op == "constant"
+            small = node.is_constant
             color = PATTERN_COLORS[get_op(node.op).pattern]
         text = f"{label}\n{v.type}" if show_types else label
         ax.text(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from chipsim.drawing import drawable
 from chipsim.i18n import tr
 
 
@@ -19,6 +20,7 @@ def _unit(nbytes: int) -> tuple[str, int]:
     return "bytes", 1
 
 
+@drawable("memory plan")
 def draw_memory_plan(
     plan: Any, ax: Any = None, *, labels: bool | None = None, title: str | None = None
 ) -> Any:

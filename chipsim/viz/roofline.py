@@ -11,10 +11,12 @@ from typing import Any
 
 import numpy as np
 
+from chipsim.drawing import drawable
 from chipsim.i18n import tr
 from chipsim.viz.style import UNIT_COLORS, apply_style
 
 
+@drawable("roofline")
 def plot_roofline(report: Any, ax: Any = None, annotate: int = 12) -> Any:
     """Draw the chip's roofs (tensor, vector, DRAM) and place each kernel; returns the axes."""
     import matplotlib.pyplot as plt

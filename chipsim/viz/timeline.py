@@ -14,6 +14,7 @@ from typing import Any
 
 from matplotlib.text import Text
 
+from chipsim.drawing import drawable
 from chipsim.hw.isa import UNIT_TITLES
 from chipsim.i18n import tr
 from chipsim.viz.style import apply_style, color_for
@@ -23,6 +24,7 @@ LANE = -1  # the kernels' lane, above the first unit (the y axis is inverted)
 _PAD_PX = 3  # free pixels a name keeps to each side of its span
 
 
+@drawable("timeline")
 def plot_timeline(report: Any, ax: Any = None, unit: str = "us", max_labels: int = 30) -> Any:
     """Draw the timeline; returns the matplotlib axes.
 

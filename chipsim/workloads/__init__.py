@@ -8,3 +8,7 @@
 * :mod:`~chipsim.workloads.blocks` — small seeded networks (chains, dense layers, a
   transformer block, a CNN) the chapters use and the exercises draw from.
 """
+
+from chipsim.workloads import blocks, eager, footprint, memory, mlp, overfusion
+
+__all__ = ["blocks", "eager", "footprint", "memory", "mlp", "overfusion"]

@@ -19,6 +19,7 @@ from chipsim.hw.allocator import MemorySample
 from chipsim.passes.memory.liveness import align_up
 from chipsim.passes.placement import ALIGN
 from chipsim.runtime.device import ChipDevice
+from chipsim.target import Level
 
 
 def _aligned(n: int) -> int:
@@ -132,13 +133,13 @@ def _static_memory(programs: Sequence[Any], n_weights: int) -> StaticMemory:
     """
     weights = io = arena = bound = peak = 0
     for prog in programs:
-        peak = max(peak, prog.report.peak_bytes["dram"])  # the simulator checks the bounds
+        peak = max(peak, prog.report.peak_bytes[Level.DRAM])  # the simulator checks the bounds
         g = prog.graph
         w = sum(_aligned(v.type.nbytes) for v in g.inputs[:n_weights])
         w += sum(
             _aligned(n.type.nbytes)
             for n in g.nodes
-            if n.op == "constant" and prog.placement.level(n.output) == "dram"
+            if n.is_constant and prog.placement.level(n.output) == Level.DRAM
         )
         weights = max(weights, w)
         rest = [*g.inputs[n_weights:], *g.outputs]

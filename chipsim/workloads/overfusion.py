@@ -56,7 +56,7 @@ def overfusion_demo(
 
     y = layer(b.op("relu", layer(x)))
     graph = b.build(y)
-    ops = [i for i, n in enumerate(graph.nodes) if n.op != "constant"]
+    ops = [i for i, n in enumerate(graph.nodes) if not n.is_constant]
     second = [i for i in ops if graph.nodes[i].op == "matmul"][1]
     fused_all = Partition([ops], graph=graph)
     split = Partition(

@@ -29,7 +29,8 @@ from typing import Any
 import numpy as np
 
 from chipsim.errors import ChipsimError
-from chipsim.ir.graph import Attrs, Graph, Node
+from chipsim.ir.attrs import Attrs
+from chipsim.ir.graph import Graph, Node
 from chipsim.ir.ops import check_attrs, get_op
 from chipsim.ir.ops.contraction import conv_geometry
 from chipsim.ir.ops.reduce import reduced_axes
@@ -222,7 +223,7 @@ class JaxGraph:
 
 
 def _is_weight(node: Node) -> bool:
-    return node.op == "constant" and node.output.type.numel > 1
+    return node.is_constant and node.output.type.numel > 1
 
 
 def to_jax(graph: Graph) -> JaxGraph:
@@ -233,7 +234,7 @@ def to_jax(graph: Graph) -> JaxGraph:
     """
     table = jax_ops()
     for i, node in enumerate(graph.nodes):
-        if node.op != "constant" and node.op not in table:
+        if not node.is_constant and node.op not in table:
             raise ChipsimError(
                 f"node {i} ({node.op}) of graph {graph.name}: chipsim.xla has no JAX "
                 f"translation for {node.op!r}; add it to chipsim.xla.bridge.jax_ops()"
@@ -255,7 +256,7 @@ def to_jax(graph: Graph) -> JaxGraph:
         for i, node in enumerate(graph.nodes):
             if node.output in env:
                 continue
-            if node.op == "constant":  # a scalar: a literal of the program
+            if node.is_constant:  # a scalar: a literal of the program
                 env[node.output] = jnp.asarray(node.attrs["value"].array())
                 continue
             with jax.named_scope(scope_name(i, node.op)):

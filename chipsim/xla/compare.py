@@ -52,7 +52,7 @@ def chipsim_groups(program: Program) -> tuple[tuple[int, ...], ...]:
     """The program's fusion groups without constant nodes (constants are data, not work)."""
     graph = program.graph
     groups = (
-        tuple(i for i in g if graph.nodes[i].op != "constant") for g in program.partition.groups
+        tuple(i for i in g if not graph.nodes[i].is_constant) for g in program.partition.groups
     )
     return tuple(g for g in groups if g)
 
@@ -84,7 +84,7 @@ def xla_kernels(graph: Graph, module: HloModule) -> tuple[XlaKernel, ...]:
     users = graph.users()
     tagged_in = {i: [k for k, t in enumerate(tagged) if i in t] for i in held}
     for i, node in enumerate(graph.nodes):
-        if i in held or node.op == "constant" or get_op(node.op).pattern is Pattern.INJECTIVE:
+        if i in held or node.is_constant or get_op(node.op).pattern is Pattern.INJECTIVE:
             continue
         consumers = [index[u] for u in users.get(node.output, [])]
         producers = [index[producer[v]] for v in node.inputs if v in producer]
@@ -121,7 +121,7 @@ class FusionComparison:
     @property
     def work_nodes(self) -> tuple[int, ...]:
         """The graph's nodes that compute something (every node but constants)."""
-        return tuple(i for i, n in enumerate(self.graph.nodes) if n.op != "constant")
+        return tuple(i for i, n in enumerate(self.graph.nodes) if not n.is_constant)
 
     def kernels_of(self, node: int) -> tuple[int, ...]:
         """Positions of the XLA kernels that compute (part of) ``node``."""
@@ -231,7 +231,7 @@ def compare_fusion(name: str, graph: Graph, chip: str = "cpu-simd") -> FusionCom
     kept = [
         n
         for n, g in zip(names, program.partition.groups, strict=True)
-        if any(program.graph.nodes[i].op != "constant" for i in g)
+        if any(not program.graph.nodes[i].is_constant for i in g)
     ]
     return FusionComparison(
         name, program.graph, chip, groups, tuple(kept), xla_kernels(program.graph, module), text

@@ -215,7 +215,8 @@ class HloModule:
     def live_peak(self) -> int:
         """The most bytes of the entry's intermediate results alive at once in XLA's schedule
         (the order of the entry's instructions): a lower bound on the temp buffer of XLA's
-        buffer assignment, as :attr:`~chipsim.MemoryPlan.lower_bound` is for chipsim's arena.
+        buffer assignment, as :attr:`~chipsim.passes.memory.MemoryPlan.lower_bound` is for
+        chipsim's arena.
 
         An intermediate is a kernel's result that is not the module's result; it lives from
         its kernel to the last kernel that reads it (through bitcasts and tuple elements,

@@ -40,6 +40,8 @@ import numpy as np
 from chipsim.errors import ChipsimError
 from chipsim.ir.graph import Graph
 from chipsim.ir.ops import check_attrs, get_op
+from chipsim.ir.serialize import graph_from_json, graph_to_json
+from chipsim.xla.bridge import load_jax, to_jax
 
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -49,7 +51,7 @@ def numpy_eager(graph: Graph) -> Callable[..., list[np.ndarray]]:
     steps = []
     consts = {}
     for node in graph.nodes:
-        if node.op == "constant":
+        if node.is_constant:
             consts[node.output] = node.attrs["value"].array()
         else:
             opdef = get_op(node.op)
@@ -139,8 +141,6 @@ def _calls_for(fn: Callable[[], Any], min_sample_s: float) -> int:
 
 def _time_graph(graph: Graph, samples: int, min_sample_s: float) -> dict[str, Any]:
     """In the measuring process: eager and compiled samples of one graph, alternating."""
-    from chipsim.xla.bridge import load_jax, to_jax
-
     jax = load_jax()
     jg = to_jax(graph)
     args = jg.example_args()
@@ -193,7 +193,7 @@ def measure_wall(
     with tempfile.TemporaryDirectory(prefix="chipsim-xla-") as tmp:
         names = list(graphs)
         for k, name in enumerate(names):
-            Path(tmp, f"{k}.json").write_text(graphs[name].to_json(), encoding="utf-8")
+            Path(tmp, f"{k}.json").write_text(graph_to_json(graphs[name]), encoding="utf-8")
         args = [sys.executable, "-m", "chipsim.xla.timing", tmp, str(len(names))]
         args += [str(samples), str(min_sample_s), str(threads)]
         proc = subprocess.run(args, env=env, capture_output=True, text=True)
@@ -215,7 +215,7 @@ def _main(argv: list[str]) -> int:
     pin_to_cores(int(threads))
     rows = []
     for k in range(int(count)):
-        graph = Graph.from_json(Path(folder, f"{k}.json").read_text(encoding="utf-8"))
+        graph = graph_from_json(Path(folder, f"{k}.json").read_text(encoding="utf-8"))
         rows.append(_time_graph(graph, int(samples), float(min_sample_s)))
     sys.stdout.write(json.dumps(rows))
     return 0

@@ -54,10 +54,8 @@ from chipsim.errors import ChipsimError
 from chipsim.i18n import N_
 from chipsim.ir import Graph, GraphBuilder, f32
 from chipsim.ir.ops.registry import PATTERN_NAMES
-from chipsim.passes.memory.instances import (
-    mobilenet_v2_records,
-    random_records,
-)
+from chipsim.passes.memory.instances import mobilenet_v2_records
+from chipsim.testing.memory_instances import random_records
 from grader.problems import families as graphs
 
 #: The chip every exercise targets (one home: the families size their instances against it).

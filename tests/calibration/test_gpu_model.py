@@ -34,8 +34,8 @@ def test_gpu_meets_the_issue_13_target_on_held_out_published_rows():
 
 def test_host_dispatch_depends_on_the_kind_of_call():
     chip = chipsim.chip(GPU)
-    mm = _records(chip, chipsim.matmul, (64, 64), (64, 64)).sim.records
-    ex = _records(chip, chipsim.exp, (64, 64)).sim.records
+    mm = _records(chip, chipsim.ops.matmul, (64, 64), (64, 64)).sim.records
+    ex = _records(chip, chipsim.ops.exp, (64, 64)).sim.records
     assert mm[0].instr.opcode == "launch_library" and mm[0].cycles == chip.launch.library
     assert ex[0].instr.opcode == "launch" and ex[0].cycles == chip.launch.eager_cycles
     assert chip.launch.library > chip.launch.eager_cycles  # cuBLAS costs more than ATen
@@ -43,14 +43,14 @@ def test_host_dispatch_depends_on_the_kind_of_call():
 
 def test_a_kernel_starts_one_device_launch_latency_after_its_launch():
     chip = chipsim.chip(GPU)
-    recs = _records(chip, chipsim.exp, (1024,)).sim.records
+    recs = _records(chip, chipsim.ops.exp, (1024,)).sim.records
     first_on_chip = min(r.start for r in recs if r.instr.unit != "host")
     assert first_on_chip == recs[0].end + chip.launch.device_cycles
 
 
 def test_eager_launches_queue_ahead_and_download_pays_the_sync():
     chip = chipsim.chip(GPU)
-    dev = _records(chip, lambda x: chipsim.exp(chipsim.exp(x)), (4096, 4096))
+    dev = _records(chip, lambda x: chipsim.ops.exp(chipsim.ops.exp(x)), (4096, 4096))
     launches = [r for r in dev.sim.records if r.instr.opcode == "launch"]
     # the second launch follows the first on the host, long before the first kernel ends
     first_kernel_end = max(r.end for r in dev.sim.records[: dev.spans[0].stop])
@@ -66,7 +66,7 @@ def test_long_rows_are_re_read_once_per_reduction_pass_on_the_gpu_only():
     budget_elems = gpu.sm.row_budget_bytes // 4
 
     def refetched(chip, n):
-        recs = _records(chip, chipsim.softmax, (256, n)).sim.records
+        recs = _records(chip, chipsim.ops.softmax, (256, n)).sim.records
         return sum(r.instr.work for r in recs if r.instr.opcode == "refetch")
 
     assert refetched(gpu, budget_elems) == 0
@@ -78,7 +78,7 @@ def test_long_row_softmax_streams_at_about_half_the_short_row_rate():
     gpu = chipsim.chip(GPU)
 
     def us_per_byte(shape):
-        dev = _records(gpu, chipsim.softmax, shape)
+        dev = _records(gpu, chipsim.ops.softmax, shape)
         return dev.sim.cycles / (shape[0] * shape[1])
 
     short, long = us_per_byte((65536, 1024)), us_per_byte((2048, 32768))
@@ -88,7 +88,9 @@ def test_long_row_softmax_streams_at_about_half_the_short_row_rate():
 def test_sustained_tensor_rate_is_below_peak_and_scales_the_matmul():
     gpu = chipsim.chip(GPU)
     peak = with_fields(gpu, {"tensor_core.sustained_pct": 100})
-    t = [_records(c, chipsim.matmul, (8192, 8192), (8192, 8192)).sim.cycles for c in (gpu, peak)]
+    t = [
+        _records(c, chipsim.ops.matmul, (8192, 8192), (8192, 8192)).sim.cycles for c in (gpu, peak)
+    ]
     assert t[0] / t[1] == pytest.approx(100 / gpu.tensor_core.sustained_pct, rel=0.03)
 
 
@@ -97,7 +99,7 @@ def test_a_contraction_runs_in_waves_of_blocks_over_the_sms():
     bm, bn, sms = gpu.sm.block_rows, gpu.sm.block_cols, gpu.sm.count
 
     def tensor_cycles(chip, m):
-        recs = _records(chip, chipsim.matmul, (m, 1024), (1024, bn)).sim.records
+        recs = _records(chip, chipsim.ops.matmul, (m, 1024), (1024, bn)).sim.records
         return sum(r.cycles for r in recs if r.instr.unit == "tensor")
 
     full, one_more = tensor_cycles(gpu, bm * sms), tensor_cycles(gpu, bm * (sms + 1))
@@ -109,7 +111,7 @@ def test_a_contraction_runs_in_waves_of_blocks_over_the_sms():
 
 
 def _tensor_cycles(chip, m, n, k):
-    recs = _records(chip, chipsim.matmul, (m, k), (k, n)).sim.records
+    recs = _records(chip, chipsim.ops.matmul, (m, k), (k, n)).sim.records
     return sum(r.cycles for r in recs if r.instr.unit == "tensor")
 
 

@@ -95,8 +95,8 @@ def diamond(n: int = 256) -> Graph:
 
 
 def where_graph() -> Graph:
-    """y = where(x > 0, x * 2, -x): traced from Python with ``chipsim.where``."""
-    return cs.trace(lambda x: cs.where(x > 0, x * 2.0, -x), np.zeros((8, 16), np.float32))
+    """y = where(x > 0, x * 2, -x): traced from Python with ``chipsim.ops.where``."""
+    return cs.trace(lambda x: cs.ops.where(x > 0, x * 2.0, -x), np.zeros((8, 16), np.float32))
 
 
 def cond_graph() -> Graph:

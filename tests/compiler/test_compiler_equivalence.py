@@ -45,7 +45,7 @@ def test_eager_tensors_through_the_public_api_match_the_compiled_program():
     x = rng.normal(size=24).astype(np.float32)
 
     def layer(t):
-        return cs.relu(cs.matmul(w, t) + b)
+        return cs.ops.relu(cs.ops.matmul(w, t) + b)
 
     with cs.device("edge-npu") as dev:
         eager = layer(cs.tensor(x)).numpy()

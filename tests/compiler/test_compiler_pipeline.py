@@ -69,7 +69,9 @@ def test_a_crashing_stage_is_a_pass_error_naming_it():
 
     stages = [*PIPELINE.stages[:2], Stage("mine", "a stage of my own", broken)]
     with pytest.raises(PassError, match=r"compile stage 'mine' failed: ZeroDivisionError: oops"):
-        Pipeline(stages, verify_each=False, wrap_errors=False)(CompileState(add_mul(), (), EDGE))
+        Pipeline(stages, verify_each=False, wrap_errors=False, label="compile stage")(
+            CompileState(add_mul(), (), EDGE)
+        )
 
 
 # -- finding 5: no identity checks --------------------------------------------------------------

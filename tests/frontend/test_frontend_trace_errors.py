@@ -80,7 +80,7 @@ def test_control_flow_on_a_traced_tensor(fn):
     assert f"{this_file}:{_offending_line(fn)}:" in msg, msg
     assert "# offending" in msg  # the source line is quoted
     if fn in BRANCHES:
-        assert "chipsim.where" in msg and "chipsim.cond" in msg
+        assert "chipsim.ops.where" in msg and "chipsim.cond" in msg
         assert "cannot choose a branch" in msg
 
 

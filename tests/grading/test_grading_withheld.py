@@ -123,3 +123,68 @@ def test_every_withheld_reference_raises_the_views_own_error():
                 with pytest.raises(ReferenceUnavailable) as err:
                     func(*([None] * func.__code__.co_argcount))
                 assert str(err.value) == str(unavailable(name)), name
+
+
+NEW_PLANNER = '''"""A planner added after the grader was written."""
+
+from chipsim.passes.memory.planners import first_fit
+from chipsim.reference import reference_for
+
+
+@reference_for("memory_planning")
+def best_of_two(records, alignment=64):
+    return first_fit(records, alignment=alignment)
+
+
+def helper():
+    return "a tool, not an answer"
+'''
+
+PROBE = """
+import json
+from chipsim.passes.memory import UsageRecord
+from chipsim.passes.memory import best_of_two as new
+from pathlib import Path
+from grader.sandbox.view import (ReferenceUnavailable, answers, build_view, package_path,
+                                 withheld)
+out = {"from": str(package_path("chipsim")), "marked": answers("memory_planning").get(
+    "chipsim.passes.memory.best_of_two")}
+with withheld("memory_planning"):
+    try:
+        new.best_of_two([UsageRecord("a", 64, 0, 2)])
+        out["withheld"] = False
+    except ReferenceUnavailable:
+        out["withheld"] = True
+    out["helper"] = new.helper()
+# the grading view built from this chipsim holds no code of it
+view = build_view("memory_planning", package_path("chipsim"), Path("view") / "chipsim")
+out["view"] = (view / "passes" / "memory" / "best_of_two.py").read_text(encoding="utf-8")
+print(json.dumps(out))
+"""
+
+
+def test_a_new_marked_planner_is_withheld_without_touching_the_grader(tmp_path):
+    """Adding a reference planner is one module with its mark: the grader reads the mark from
+    source (a copy of chipsim with the new module; the grader is the installed one)."""
+    import json
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from grader.sandbox.view import package_path
+
+    copy = tmp_path / "pkgs" / "chipsim"
+    shutil.copytree(package_path("chipsim"), copy, ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / "passes" / "memory" / "best_of_two.py").write_text(NEW_PLANNER, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "pkgs")}
+    done = subprocess.run([sys.executable, "-c", PROBE], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["from"] == str(copy.resolve())
+    assert out["marked"] == ["best_of_two"]
+    assert out["withheld"] is True and out["helper"] == "a tool, not an answer"
+    stubbed = out["view"]
+    assert "first_fit(records" not in stubbed and "raise unavailable(" in stubbed
+    assert "a tool, not an answer" in stubbed

@@ -93,7 +93,7 @@ def _eager_matmul(chip, dtype, n=4096):
     t = chipsim.TensorType((n, n), getattr(chipsim, dtype))
     a = chipsim.Tensor(dev.upload(np.empty(0), t), t, dev)
     with dev:
-        out = chipsim.matmul(a, a)
+        out = chipsim.ops.matmul(a, a)
         del out
     units = {r.instr.unit for r in dev.sim.records}
     start = min(r.start for r in dev.sim.records if r.instr.unit != "host")

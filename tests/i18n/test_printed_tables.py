@@ -39,7 +39,7 @@ def program():
     w = rng.standard_normal((64, 256)).astype(np.float32)
     b = rng.standard_normal(64).astype(np.float32)
     x = rng.standard_normal(256).astype(np.float32)
-    return cs.compile(lambda v: cs.relu(w @ v + b), x, chip="edge-npu"), x
+    return cs.compile(lambda v: cs.ops.relu(w @ v + b), x, chip="edge-npu"), x
 
 
 def both(show):
@@ -51,7 +51,7 @@ def both(show):
 
 def test_report_headers_and_summary_in_chinese_with_the_same_numbers():
     with cs.device("edge-npu") as dev:
-        y = cs.relu(cs.tensor(np.arange(-8, 8, dtype=np.float32)) * 2.0)
+        y = cs.ops.relu(cs.tensor(np.arange(-8, 8, dtype=np.float32)) * 2.0)
         y.numpy()
     en, zh = both(lambda: str(dev.report))
     assert en.splitlines()[4].split() == [
@@ -156,7 +156,7 @@ def test_common_errors_in_chinese():
 
     en, zh = both(trace_error)
     assert "Python control flow on a traced tensor (bool() of a bool[] value)" in en
-    assert "对正在追踪的张量使用了 Python 控制流" in zh and "chipsim.where(cond, a, b)" in zh
+    assert "对正在追踪的张量使用了 Python 控制流" in zh and "chipsim.ops.where(cond, a, b)" in zh
 
     def shape_error():
         with cs.device("edge-npu"), pytest.raises(cs.ShapeError) as info:

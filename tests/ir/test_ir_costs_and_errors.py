@@ -3,7 +3,7 @@
 import pytest
 
 import chipsim as cs
-from chipsim.ir import OPS, Attrs, ConstData, TensorType, get_op
+from chipsim.ir import OPS, Attrs, ConstData, Pattern, TensorType, get_op
 from chipsim.ir.ops import flops, infer_type
 
 
@@ -80,7 +80,7 @@ def test_flops_and_bytes(op, ins, attrs, fl, br, bw):
 
 
 def test_patterns_form_the_fusion_lattice():
-    P = cs.Pattern
+    P = Pattern
     assert P.ELEMENTWISE < P.BROADCAST < P.INJECTIVE < P.REDUCTION < P.CONTRACTION < P.OPAQUE
     assert get_op("exp").pattern is P.ELEMENTWISE
     assert get_op("add").pattern is P.BROADCAST

@@ -38,7 +38,7 @@ UNARY = [
 
 @pytest.mark.parametrize(("op", "x", "ref"), UNARY, ids=[u[0] for u in UNARY])
 def test_unary_matches_numpy(op, x, ref):
-    out = getattr(cs, op)(cs.tensor(x))
+    out = getattr(cs.ops, op)(cs.tensor(x))
     assert out.dtype == cs.f32
     np.testing.assert_allclose(out.numpy(), ref(x.astype(np.float64)), rtol=1e-5, atol=1e-6)
 
@@ -46,7 +46,7 @@ def test_unary_matches_numpy(op, x, ref):
 @pytest.mark.parametrize("op", [u[0] for u in UNARY if u[0] not in ("neg", "relu")])
 def test_float_only_unary_refuses_ints(op):
     with pytest.raises(cs.ShapeError, match="cast it to f32"):
-        getattr(cs, op)(cs.tensor(np.array([1, 2], np.int32)))
+        getattr(cs.ops, op)(cs.tensor(np.array([1, 2], np.int32)))
 
 
 BINARY = [
@@ -67,11 +67,11 @@ BINARY = [
 @pytest.mark.parametrize(("op", "ref", "out_dtype"), BINARY, ids=[b[0] for b in BINARY])
 def test_binary_broadcasts_like_numpy(op, ref, out_dtype):
     a, b = A, POS[0]  # (2, 3) with (3,)
-    out = getattr(cs, op)(cs.tensor(a), cs.tensor(b))
+    out = getattr(cs.ops, op)(cs.tensor(a), cs.tensor(b))
     assert out.shape == (2, 3) and out.dtype == out_dtype
     np.testing.assert_allclose(out.numpy(), ref(a, b), rtol=1e-6)
     # a Python scalar takes the tensor's dtype
-    out2 = getattr(cs, op)(cs.tensor(a), 0.5)
+    out2 = getattr(cs.ops, op)(cs.tensor(a), 0.5)
     assert out2.dtype == out_dtype
     np.testing.assert_allclose(out2.numpy(), ref(a, np.float32(0.5)), rtol=1e-6)
 
@@ -94,12 +94,12 @@ def test_i32_arithmetic_stays_integer():
         ("maximum", np.maximum),
         ("minimum", np.minimum),
     ]:
-        out = getattr(cs, op)(cs.tensor(a), cs.tensor(b))
+        out = getattr(cs.ops, op)(cs.tensor(a), cs.tensor(b))
         assert out.dtype == cs.i32
         np.testing.assert_array_equal(out.numpy(), ref(a, b))
     assert (cs.tensor(a) * 3).numpy().tolist() == [[21, -9, 6]]
     with pytest.raises(cs.ShapeError, match="floating-point"):
-        cs.div(cs.tensor(a), cs.tensor(b))
+        cs.ops.div(cs.tensor(a), cs.tensor(b))
     with pytest.raises(cs.ShapeError, match="cast the tensor to f32"):
         cs.tensor(a) + 0.5
 
@@ -111,7 +111,7 @@ def test_f16_results_are_f16():
     with np.errstate(over="ignore"):
         np.testing.assert_array_equal(out.numpy(), a * np.float16(2))
     assert np.isinf(out.numpy()[2])
-    e = cs.exp(cs.tensor(np.array([0.1], np.float16)))
+    e = cs.ops.exp(cs.tensor(np.array([0.1], np.float16)))
     assert e.numpy().dtype == np.float16
     assert e.numpy()[0] == np.exp(np.float16(0.1))
 
@@ -135,17 +135,17 @@ def test_bool_arithmetic_that_numpy_refuses_is_a_shape_error():
     with pytest.raises(cs.ShapeError, match="bool"):
         _ = -t
     with pytest.raises(cs.ShapeError, match="bool"):
-        cs.sub(t, t)
+        cs.ops.sub(t, t)
 
 
 def test_where_broadcasts_and_needs_bool():
     c = A > 0
-    out = cs.where(cs.tensor(c), cs.tensor(A), 0.0)
+    out = cs.ops.where(cs.tensor(c), cs.tensor(A), 0.0)
     np.testing.assert_array_equal(out.numpy(), np.where(c, A, np.float32(0)))
-    out2 = cs.where(cs.tensor(c[0]), cs.tensor(A), cs.tensor(B))
+    out2 = cs.ops.where(cs.tensor(c[0]), cs.tensor(A), cs.tensor(B))
     np.testing.assert_array_equal(out2.numpy(), np.where(c[0], A, B))
     with pytest.raises(cs.ShapeError, match="condition must be bool"):
-        cs.where(cs.tensor(A), cs.tensor(A), cs.tensor(A))
+        cs.ops.where(cs.tensor(A), cs.tensor(A), cs.tensor(A))
 
 
 @pytest.mark.parametrize(
@@ -154,7 +154,7 @@ def test_where_broadcasts_and_needs_bool():
 )
 def test_cast_matches_astype(to, np_dtype):
     x = np.array([-2.7, 0.0, 1.5, 3.25], np.float32)
-    out = cs.cast(cs.tensor(x), to)
+    out = cs.ops.cast(cs.tensor(x), to)
     assert out.dtype.name == to
     np.testing.assert_array_equal(out.numpy(), x.astype(np_dtype))
 
@@ -194,7 +194,7 @@ def test_constant_keeps_dtype_and_bits():
 def test_matmul_matches_numpy(sa, sb):
     a = RNG.standard_normal(sa).astype(np.float32)
     b = RNG.standard_normal(sb).astype(np.float32)
-    out = cs.matmul(cs.tensor(a), cs.tensor(b))
+    out = cs.ops.matmul(cs.tensor(a), cs.tensor(b))
     assert out.shape == np.matmul(a, b).shape
     np.testing.assert_allclose(out.numpy(), a @ b, rtol=1e-5, atol=1e-5)
 
@@ -205,11 +205,15 @@ def test_matmul_i32_and_errors():
     assert out.dtype == cs.i32
     np.testing.assert_array_equal(out.numpy(), a @ a.T)
     with pytest.raises(cs.ShapeError, match="inner dimensions differ"):
-        cs.matmul(cs.tensor(np.ones((2, 3), np.float32)), cs.tensor(np.ones((4, 2), np.float32)))
+        cs.ops.matmul(
+            cs.tensor(np.ones((2, 3), np.float32)), cs.tensor(np.ones((4, 2), np.float32))
+        )
     with pytest.raises(cs.ShapeError, match="insert a cast"):
-        cs.matmul(cs.tensor(np.ones((2, 3), np.float32)), cs.tensor(np.ones((3, 2), np.float16)))
+        cs.ops.matmul(
+            cs.tensor(np.ones((2, 3), np.float32)), cs.tensor(np.ones((3, 2), np.float16))
+        )
     with pytest.raises(cs.ShapeError, match="rank >= 1"):
-        cs.matmul(cs.tensor(1.0), cs.tensor([1.0]))
+        cs.ops.matmul(cs.tensor(1.0), cs.tensor([1.0]))
 
 
 def naive_conv2d(x, w, stride, pads):
@@ -261,7 +265,7 @@ def test_conv2d_matches_naive_loop(hw, k, stride, padding):
     else:
         ph, pw = (padding, padding) if isinstance(padding, int) else padding
         pads = (ph, ph, pw, pw)
-    out = cs.conv2d(cs.tensor(x), cs.tensor(w), stride=stride, padding=padding)
+    out = cs.ops.conv2d(cs.tensor(x), cs.tensor(w), stride=stride, padding=padding)
     expected = naive_conv2d(x, w, st, pads)
     assert out.shape == expected.shape
     if padding == "same":
@@ -272,13 +276,13 @@ def test_conv2d_matches_naive_loop(hw, k, stride, padding):
 def test_conv2d_errors():
     x = cs.tensor(np.ones((1, 4, 4, 3), np.float32))
     with pytest.raises(cs.ShapeError, match="input channels differ"):
-        cs.conv2d(x, cs.tensor(np.ones((3, 3, 2, 1), np.float32)))
+        cs.ops.conv2d(x, cs.tensor(np.ones((3, 3, 2, 1), np.float32)))
     with pytest.raises(cs.ShapeError, match="larger than the padded input"):
-        cs.conv2d(x, cs.tensor(np.ones((5, 5, 3, 1), np.float32)))
+        cs.ops.conv2d(x, cs.tensor(np.ones((5, 5, 3, 1), np.float32)))
     with pytest.raises(cs.IRError, match="stride must be at least 1"):
-        cs.conv2d(x, cs.tensor(np.ones((3, 3, 3, 1), np.float32)), stride=0)
+        cs.ops.conv2d(x, cs.tensor(np.ones((3, 3, 3, 1), np.float32)), stride=0)
     with pytest.raises(cs.ShapeError, match="NHWC"):
-        cs.conv2d(
+        cs.ops.conv2d(
             cs.tensor(np.ones((4, 4, 3), np.float32)), cs.tensor(np.ones((3, 3, 3, 1), np.float32))
         )
 
@@ -287,36 +291,36 @@ def test_conv2d_errors():
 def test_transpose_reshape_broadcast_concat():
     x = RNG.standard_normal((2, 3, 4)).astype(np.float32)
     t = cs.tensor(x)
-    np.testing.assert_array_equal(cs.transpose(t).numpy(), x.T)
-    np.testing.assert_array_equal(cs.transpose(t, (1, 0, 2)).numpy(), x.transpose(1, 0, 2))
+    np.testing.assert_array_equal(cs.ops.transpose(t).numpy(), x.T)
+    np.testing.assert_array_equal(cs.ops.transpose(t, (1, 0, 2)).numpy(), x.transpose(1, 0, 2))
     np.testing.assert_array_equal(t.T.numpy(), x.T)
-    np.testing.assert_array_equal(cs.reshape(t, (4, -1)).numpy(), x.reshape(4, -1))
-    assert cs.reshape(t, (-1,)).shape == (24,)
+    np.testing.assert_array_equal(cs.ops.reshape(t, (4, -1)).numpy(), x.reshape(4, -1))
+    assert cs.ops.reshape(t, (-1,)).shape == (24,)
     assert t.reshape(3, 8).shape == (3, 8)
-    y = cs.broadcast_to(cs.tensor(B), (2, 3))
+    y = cs.ops.broadcast_to(cs.tensor(B), (2, 3))
     np.testing.assert_array_equal(y.numpy(), np.broadcast_to(B, (2, 3)))
-    c = cs.concat([cs.tensor(A), cs.tensor(A[:1]), cs.tensor(A)], axis=0)
+    c = cs.ops.concat([cs.tensor(A), cs.tensor(A[:1]), cs.tensor(A)], axis=0)
     np.testing.assert_array_equal(c.numpy(), np.concatenate([A, A[:1], A]))
-    c2 = cs.concat([cs.tensor(A), cs.tensor(A)], axis=-1)
+    c2 = cs.ops.concat([cs.tensor(A), cs.tensor(A)], axis=-1)
     np.testing.assert_array_equal(c2.numpy(), np.concatenate([A, A], axis=-1))
 
 
 def test_shape_op_errors():
     t = cs.tensor(np.ones((2, 3), np.float32))
     with pytest.raises(cs.ShapeError, match="not a permutation"):
-        cs.transpose(t, (0, 0))
+        cs.ops.transpose(t, (0, 0))
     with pytest.raises(cs.ShapeError, match="cannot reshape"):
-        cs.reshape(t, (4, 2))
+        cs.ops.reshape(t, (4, 2))
     with pytest.raises(cs.ShapeError, match="at most one -1"):
-        cs.reshape(t, (-1, -1))
+        cs.ops.reshape(t, (-1, -1))
     with pytest.raises(cs.ShapeError, match="cannot infer -1"):
-        cs.reshape(t, (4, -1))
+        cs.ops.reshape(t, (4, -1))
     with pytest.raises(cs.ShapeError, match=r"cannot broadcast f32\[2, 3\] to \[3, 3\]"):
-        cs.broadcast_to(t, (3, 3))
+        cs.ops.broadcast_to(t, (3, 3))
     with pytest.raises(cs.ShapeError, match="except along axis 0"):
-        cs.concat([t, cs.tensor(np.ones((1, 4), np.float32))])
+        cs.ops.concat([t, cs.tensor(np.ones((1, 4), np.float32))])
     with pytest.raises(cs.ShapeError, match="steps must be positive"):
-        cs.slice(t, (0,), (2,), (-1,))
+        cs.ops.slice(t, (0,), (2,), (-1,))
 
 
 @pytest.mark.parametrize(
@@ -330,7 +334,7 @@ def test_shape_op_errors():
 )
 def test_slice_with_steps_matches_numpy(starts, stops, steps):
     x = np.arange(36, dtype=np.float32).reshape(6, 6)
-    out = cs.slice(cs.tensor(x), starts, stops, steps)
+    out = cs.ops.slice(cs.tensor(x), starts, stops, steps)
     steps_ = steps or (1,) * len(starts)
     index = tuple(slice(a, b, c) for a, b, c in zip(starts, stops, steps_, strict=True))
     np.testing.assert_array_equal(out.numpy(), x[index])
@@ -344,7 +348,7 @@ X3 = RNG.standard_normal((2, 3, 4)).astype(np.float32)
 @pytest.mark.parametrize("axes", [None, 0, -1, (0, 2), (-2, -1), (-3,)])
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_reductions_match_numpy(op, axes, keepdims):
-    out = getattr(cs, op)(cs.tensor(X3), axes, keepdims)
+    out = getattr(cs.ops, op)(cs.tensor(X3), axes, keepdims)
     ref = getattr(np, op)(X3, axis=axes, keepdims=keepdims)
     assert out.shape == ref.shape
     np.testing.assert_allclose(out.numpy(), ref, rtol=1e-5, atol=1e-6)
@@ -363,7 +367,7 @@ def test_softmax_and_layernorm():
     for axis in (-1, 0, 1):
         e = np.exp(x - x.max(axis=axis, keepdims=True))
         np.testing.assert_allclose(
-            cs.softmax(cs.tensor(x), axis).numpy(),
+            cs.ops.softmax(cs.tensor(x), axis).numpy(),
             e / e.sum(axis=axis, keepdims=True),
             rtol=1e-5,
             atol=1e-7,
@@ -372,31 +376,31 @@ def test_softmax_and_layernorm():
     bias = RNG.standard_normal(4).astype(np.float32)
     mu = x.mean(-1, keepdims=True)
     norm = (x - mu) / np.sqrt(x.var(-1, keepdims=True) + 1e-5)
-    np.testing.assert_allclose(cs.layernorm(cs.tensor(x)).numpy(), norm, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(cs.ops.layernorm(cs.tensor(x)).numpy(), norm, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(
-        cs.layernorm(cs.tensor(x), cs.tensor(w), cs.tensor(bias)).numpy(),
+        cs.ops.layernorm(cs.tensor(x), cs.tensor(w), cs.tensor(bias)).numpy(),
         norm * w + bias,
         rtol=1e-4,
         atol=1e-5,
     )
     with pytest.raises(cs.ShapeError, match="layernorm weight must be f32\\[4\\]"):
-        cs.layernorm(cs.tensor(x), cs.tensor(w[:3]), cs.tensor(bias))
+        cs.ops.layernorm(cs.tensor(x), cs.tensor(w[:3]), cs.tensor(bias))
     with pytest.raises(cs.ShapeError, match="give both weight and bias"):
-        cs.layernorm(cs.tensor(x), cs.tensor(w))
+        cs.ops.layernorm(cs.tensor(x), cs.tensor(w))
 
 
 def test_rmsnorm_matches_numpy():
     x = X3 * 10
     w = RNG.standard_normal(4).astype(np.float32)
     norm = x / np.sqrt((x.astype(np.float64) ** 2).mean(-1, keepdims=True) + 1e-6)
-    np.testing.assert_allclose(cs.rmsnorm(cs.tensor(x)).numpy(), norm, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(cs.ops.rmsnorm(cs.tensor(x)).numpy(), norm, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(
-        cs.rmsnorm(cs.tensor(x), cs.tensor(w)).numpy(), norm * w, rtol=1e-5, atol=1e-6
+        cs.ops.rmsnorm(cs.tensor(x), cs.tensor(w)).numpy(), norm * w, rtol=1e-5, atol=1e-6
     )
     with pytest.raises(cs.ShapeError, match="rmsnorm weight must be f32\\[4\\]"):
-        cs.rmsnorm(cs.tensor(x), cs.tensor(w[:3]))
+        cs.ops.rmsnorm(cs.tensor(x), cs.tensor(w[:3]))
     with pytest.raises(cs.IRError, match="last axis only"):
-        cs.rmsnorm(cs.tensor(x), axis=0)
+        cs.ops.rmsnorm(cs.tensor(x), axis=0)
 
 
 def test_bf16_scalars_keep_their_shape():

@@ -18,7 +18,7 @@ import chipsim as cs
 from chipsim.codegen import KernelSpec, Location, lower, plan_kernel
 from chipsim.hw import Operand, Simulator, get_chip, list_chips
 from chipsim.ir import GraphBuilder, interpret
-from chipsim.ir.graph import Attrs
+from chipsim.ir.attrs import Attrs
 from chipsim.ir.ops import OPS, check_attrs, execute, flops, infer_type
 
 EXAMPLES = [
@@ -54,7 +54,7 @@ def test_every_public_op_has_examples_and_a_function_and_a_method():
         if not opdef.public:
             continue
         assert opdef.examples, f"{name}: give the OpDef examples (the conformance tests use them)"
-        fn = getattr(cs, name)
+        fn = getattr(cs.ops, name)
         params = list(inspect.signature(fn).parameters)
         assert params == [*opdef.inputs, *opdef.attrs], name
         assert opdef.doc and fn.__doc__.startswith(opdef.doc[0].upper()), name

@@ -58,7 +58,7 @@ def test_eager_tensors_through_the_front_end_and_refcount_frees():
     with make_device("edge-npu") as dev:
         assert chipsim.current_device() is dev
         x = chipsim.tensor(np.arange(12, dtype=np.float32).reshape(3, 4))
-        y = chipsim.relu(chipsim.reshape(x, (4, 3)) - 5.0)
+        y = chipsim.ops.relu(chipsim.ops.reshape(x, (4, 3)) - 5.0)
         expected = np.maximum(np.arange(12, dtype=np.float32).reshape(4, 3) - 5, 0)
         np.testing.assert_array_equal(y.numpy(), expected)
         live = dev.allocator.allocated_bytes

@@ -11,7 +11,7 @@ from chipsim.ir import GraphBuilder, f32
 def test_load_inputs_reports_its_hardware_ops():
     # two kernels read x, so the program copies it on chip once (the load_inputs kernel)
     x = np.ones((64, 64), np.float32)
-    prog = cs.compile(lambda x: cs.relu(x) @ x, x, chip="edge-npu", fusion=None)
+    prog = cs.compile(lambda x: cs.ops.relu(x) @ x, x, chip="edge-npu", fusion=None)
     loads = [k for k in prog.report.kernels if k.name == "load_inputs"]
     assert loads, [k.name for k in prog.report.kernels]
     instrs = [i for i in prog.instructions if i.kernel == "load_inputs"]

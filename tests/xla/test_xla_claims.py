@@ -96,7 +96,7 @@ def test_python_if_raises_a_concretization_error_and_where_and_cond_fix_it():
     with pytest.raises(jax.errors.ConcretizationTypeError):
         jax.jit(with_if)(values)
     with pytest.raises(cs.TraceError):
-        cs.trace(lambda x: x * 2 if x.sum() > 0 else cs.relu(x), values)
+        cs.trace(lambda x: x * 2 if x.sum() > 0 else cs.ops.relu(x), values)
     for v in (values, -values):
         for fn in (with_cond, with_where):
             np.testing.assert_allclose(np.asarray(jax.jit(fn)(v)), with_if(v))

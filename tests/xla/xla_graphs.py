@@ -15,7 +15,7 @@ def fixture_graphs() -> dict[str, cs.Graph]:
     b = rng.standard_normal(64).astype(np.float32)
     return {
         "add_mul": cs.trace(lambda x: (x + 1) * 2, np.zeros(1024, np.float32)),
-        "linear_relu": cs.trace(lambda x: cs.relu(w @ x + b), np.zeros(256, np.float32)),
+        "linear_relu": cs.trace(lambda x: cs.ops.relu(w @ x + b), np.zeros(256, np.float32)),
         "cnn": cnn_graph(0),
     }
 

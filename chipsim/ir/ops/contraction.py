@@ -9,8 +9,8 @@ import numpy as np
 
 from chipsim.errors import ShapeError
 from chipsim.i18n import N_, tr
+from chipsim.ir.attrs import Attrs
 from chipsim.ir.dtypes import f32, i32
-from chipsim.ir.graph import Attrs
 from chipsim.ir.ops.elementwise import broadcast_shapes
 from chipsim.ir.ops.registry import (
     AttrSpec,

@@ -8,8 +8,8 @@ import numpy as np
 
 from chipsim.errors import ShapeError
 from chipsim.i18n import tr
+from chipsim.ir.attrs import Attrs, ConstData
 from chipsim.ir.dtypes import boolean, dtype, f32
-from chipsim.ir.graph import Attrs, ConstData
 from chipsim.ir.ops.registry import (
     AttrSpec,
     Example,
@@ -259,5 +259,6 @@ register(
         inputs=(),
         moves_data=False,
         public=False,
+        is_constant=True,
     )
 )

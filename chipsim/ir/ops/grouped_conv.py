@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from chipsim.errors import ShapeError
+from chipsim.ir.attrs import Attrs
 from chipsim.ir.dtypes import f32
-from chipsim.ir.graph import Attrs
 from chipsim.ir.ops.contraction import _padding, _stride, conv_geometry
 from chipsim.ir.ops.registry import AttrSpec, Contraction, Example, OpDef, Pattern, register
 from chipsim.ir.types import TensorType

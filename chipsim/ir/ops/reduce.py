@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from chipsim.errors import ShapeError
+from chipsim.ir.attrs import Attrs
 from chipsim.ir.dtypes import f32
-from chipsim.ir.graph import Attrs
 from chipsim.ir.ops.registry import (
     AttrSpec,
     Example,

@@ -32,8 +32,8 @@ import numpy as np
 
 from chipsim.errors import IRError, ShapeError
 from chipsim.i18n import N_
+from chipsim.ir.attrs import Attrs
 from chipsim.ir.dtypes import to_storage
-from chipsim.ir.graph import Attrs
 from chipsim.ir.types import TensorType
 
 
@@ -198,6 +198,8 @@ class OpDef:
             attributes name the output shape, like reshape, needs the block's shape).
         examples: types and attributes the conformance tests run the op on.
         public: whether ``chipsim.<name>`` exists (``constant`` has no function).
+        is_constant: the op holds data known when the graph is built (``constant``): not
+            work, never a kernel's own, placed as a weight.
     """
 
     name: str
@@ -219,6 +221,7 @@ class OpDef:
     retile: RetileFn | None = None
     examples: tuple[Example, ...] = ()
     public: bool = True
+    is_constant: bool = False
 
     def bytes_read(self, in_types: Sequence[TensorType]) -> int:
         return sum(t.nbytes for t in in_types) if self.moves_data else 0

@@ -28,9 +28,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from chipsim.ir.graph import Node, Value
 from chipsim.ir.ops.registry import get_op
+
+if TYPE_CHECKING:  # types only: the op registry sits below the graph (graph.py imports it)
+    from chipsim.ir.graph import Node, Value
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,7 @@ def row_flags(node: Node, rows: int) -> tuple[bool, ...] | None:
 def row_tiling(nodes: Sequence[Node], outputs: Sequence[Value]) -> RowTiling | None:
     """The row tiling of a kernel running ``nodes`` (topological order) and writing
     ``outputs``, or None if it cannot be cut into row tiles (it must run whole)."""
-    compute = [n for n in nodes if n.op != "constant"]
+    compute = [n for n in nodes if not n.is_constant]
     rows = outputs[0].shape[0] if outputs and outputs[0].type.rank else 0
     if rows < 2 or any(v.type.rank == 0 or v.shape[0] != rows for v in outputs):
         return None

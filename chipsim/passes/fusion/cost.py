@@ -57,18 +57,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from chipsim.ir.graph import Graph, Node, Value
+from chipsim.ir.graph import Graph, Node
 from chipsim.ir.ops import check_attrs, get_op
 from chipsim.ir.ops.tiling import row_tiling
+from chipsim.passes.fusion.boundary import kernel_boundary
 from chipsim.passes.fusion.partition import group_outputs
+from chipsim.target import Chip
 
 #: Every function here is the reference solution of an exercise (chipsim.reference).
 __reference_for__ = ("fusion",)
 
 
-def on_chip_limit(chip: Any) -> int:
+def on_chip_limit(chip: Chip) -> int:
     """Largest tensor assumed to stay in SRAM between two kernels (a sixteenth of SRAM).
 
     The compiler's placement keeps activations passed between kernels in an SRAM arena (half
@@ -80,41 +81,31 @@ def on_chip_limit(chip: Any) -> int:
     return chip.sram.capacity_bytes // 16
 
 
-def kernel_budget(chip: Any) -> int:
+def kernel_budget(chip: Chip) -> int:
     """SRAM bytes a kernel's tiles may use: what the activation arena (half of SRAM) leaves."""
     return chip.sram.capacity_bytes // 2
 
 
-def _dram_traffic(graph: Graph, group: Sequence[int], chip: Any) -> tuple[int, int]:
+def _dram_traffic(graph: Graph, group: Sequence[int], chip: Chip) -> tuple[int, int]:
     """(DRAM bytes in and out of the kernel, bytes of values that stay inside it).
 
     Weights are read from DRAM and graph outputs written to DRAM; activations passed from or
     to other kernels stay on chip unless they are too big (:func:`on_chip_limit`).
     """
-    members = set(group)
-    made = {graph.nodes[i].output: i for i in group}
+    edge = kernel_boundary(graph, group)
     index = {n.output: i for i, n in enumerate(graph.nodes)}
     outputs = set(graph.outputs)
     limit = on_chip_limit(chip)
-    read: list[Value] = []
-    for i in group:
-        for v in graph.nodes[i].inputs:
-            if v not in made and all(v is not r for r in read):
-                read.append(v)
     total = 0
-    for v in read:
+    for v in edge.reads:
         p = index.get(v)
-        weight = p is not None and graph.nodes[p].op == "constant"
+        weight = p is not None and graph.nodes[p].is_constant
         if (weight and v.type.numel > 1) or v.type.nbytes > limit:
             total += v.type.nbytes
-    users = graph.users()
-    inner = 0
-    for v in made:
-        leaves_kernel = any(index[u.output] not in members for u in users.get(v, []))
-        if v in outputs or (leaves_kernel and v.type.nbytes > limit):
+    for v in edge.writes:
+        if v in outputs or v.type.nbytes > limit:
             total += v.type.nbytes
-        elif not leaves_kernel:
-            inner += v.type.nbytes
+    inner = sum(v.type.nbytes for v in edge.inner)
     return total, inner
 
 
@@ -134,7 +125,7 @@ def streams_rows(graph: Graph, group: Sequence[int]) -> bool:
     return row_tiling(nodes, group_outputs(graph, group)) is not None
 
 
-def _tensor_flops(node: Node, chip: Any) -> int:
+def _tensor_flops(node: Node, chip: Chip) -> int:
     """FLOPs a contraction costs the tensor core: its sides round up to whole tiles (a
     ``[256, 1] @ [1, 256]`` outer product still pays for ``k = 4`` on a 4x4x4 core)."""
     opdef = get_op(node.op)
@@ -160,7 +151,7 @@ class KernelEstimate:
         return max(compute, self.dram) if self.streams else compute + self.dram
 
 
-def estimate_kernel(graph: Graph, group: Sequence[int], chip: Any) -> KernelEstimate:
+def estimate_kernel(graph: Graph, group: Sequence[int], chip: Chip) -> KernelEstimate:
     """The :class:`KernelEstimate` of ``group`` (node indices) on ``chip``."""
     tensor_work = vector_work = 0
     for i in group:
@@ -183,7 +174,7 @@ def estimate_kernel(graph: Graph, group: Sequence[int], chip: Any) -> KernelEsti
     )
 
 
-def kernel_cycles(graph: Graph, group: Sequence[int], chip: Any) -> int:
+def kernel_cycles(graph: Graph, group: Sequence[int], chip: Chip) -> int:
     """Estimated cycles of one kernel running ``group`` (node indices) on ``chip``, alone.
 
     Launch plus body; see the module docstring for the formula and what it leaves out.
@@ -202,7 +193,7 @@ CHIP_FIELDS = (
 )
 
 
-def can_estimate(chip: Any) -> bool:
+def can_estimate(chip: Chip) -> bool:
     """Whether ``chip`` has every field in :data:`CHIP_FIELDS` (a stub with only SRAM has not)."""
     for path in CHIP_FIELDS:
         obj = chip

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chipsim.ir.graph import Graph
+from chipsim.ir.graph import Graph, Node
 
 
 def kernel_name(graph: Graph, group: Sequence[int]) -> str:
@@ -23,15 +23,14 @@ def kernel_name(graph: Graph, group: Sequence[int]) -> str:
         >>> kernel_name(g, (0, 1))
         'fused_add_relu'
     """
-    return name_of_ops([graph.nodes[i].op for i in group])
+    return name_of_nodes([graph.nodes[i] for i in group])
 
 
-def name_of_ops(ops: Sequence[str]) -> str:
-    """The kernel name of these ops, in order (constants left out; only constants:
-    ``"constant"``). The one naming rule: :func:`kernel_name` and the code generator use it."""
-    work = [op for op in ops if op != "constant"]
-    if not work:
-        return "constant"
+def name_of_nodes(nodes: Sequence[Node]) -> str:
+    """The kernel name of these nodes' ops, in order (constants left out; only constants: the
+    constants' op name). The one naming rule: :func:`kernel_name` and the code generator use
+    it."""
+    work = [n.op for n in nodes if not n.is_constant] or [n.op for n in nodes[:1]]
     return work[0] if len(work) == 1 else "fused_" + "_".join(work)
 
 

@@ -36,6 +36,7 @@ import networkx as nx
 from chipsim.errors import PartitionError, SerializationError
 from chipsim.i18n import tr
 from chipsim.ir.graph import Graph, Value
+from chipsim.passes.fusion.boundary import kernel_boundary
 from chipsim.passes.fusion.naming import describe_node, kernel_name, unique_kernel_names
 
 JSON_FORMAT = "chipsim.partition"
@@ -175,7 +176,7 @@ def validate_partition(graph: Graph, partition: Partition) -> None:
                     f"group {g} lists node index {i}, but the graph has {n} nodes "
                     f"(indices 0..{n - 1})"
                 )
-            if graph.nodes[i].op == "constant":
+            if graph.nodes[i].is_constant:
                 raise PartitionError(
                     f"group {g} lists {node(i)} (node {i}): constants are data, not kernels; "
                     "leave them out of every group"
@@ -186,7 +187,7 @@ def validate_partition(graph: Graph, partition: Partition) -> None:
                     "put each node in exactly one group"
                 )
             owner[i] = g
-    missing = [i for i in range(n) if graph.nodes[i].op != "constant" and i not in owner]
+    missing = [i for i in range(n) if not graph.nodes[i].is_constant and i not in owner]
     if missing:
         listed = ", ".join(f"{node(i)} (node {i})" for i in missing)
         raise PartitionError(f"{listed} in no group; every op must be in exactly one group")
@@ -199,7 +200,8 @@ def validate_partition(graph: Graph, partition: Partition) -> None:
 
 def group_outputs(graph: Graph, group: Sequence[int]) -> list[Value]:
     """The values ``group`` (node indices) writes out of its kernel, in graph order: graph
-    outputs and values read by a node outside the group. The others stay inside the kernel.
+    outputs and values read by a node outside the group. The others stay inside the kernel
+    (the rule: :func:`~chipsim.passes.fusion.boundary.kernel_boundary`).
 
     Example:
         >>> from chipsim.ir import GraphBuilder, f32
@@ -210,14 +212,7 @@ def group_outputs(graph: Graph, group: Sequence[int]) -> list[Value]:
         >>> [g.names()[v] for v in group_outputs(g, [0, 1])]
         ['%1', '%2']
     """
-    users, outputs = graph.users(), set(graph.outputs)
-    inside = {graph.nodes[i] for i in group}
-    return [
-        graph.nodes[i].output
-        for i in sorted(group)
-        if graph.nodes[i].output in outputs
-        or any(u not in inside for u in users.get(graph.nodes[i].output, ()))
-    ]
+    return list(kernel_boundary(graph, group).writes)
 
 
 def node_dag(graph: Graph) -> nx.DiGraph:

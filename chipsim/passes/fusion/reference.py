@@ -43,7 +43,6 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import networkx as nx
 
@@ -54,13 +53,14 @@ from chipsim.passes.fusion.cost import kernel_budget
 from chipsim.passes.fusion.partition import Partition, node_dag
 from chipsim.passes.fusion.rules import ROUNDS, Pattern, can_fuse, group_pattern, op_pattern
 from chipsim.reference import reference_for
+from chipsim.target import Chip
 
 EXIT = "exit"  # the virtual node after every graph output
 
 
 def op_indices(graph: Graph) -> list[int]:
     """Indices of the nodes that are kernels' work: every node except constants."""
-    return [i for i, n in enumerate(graph.nodes) if n.op != "constant"]
+    return [i for i, n in enumerate(graph.nodes) if not n.is_constant]
 
 
 @reference_for("fusion")
@@ -84,7 +84,7 @@ def immediate_post_dominators(graph: Graph) -> dict[int, int | str]:
     again, is post-dominated only by the exit.
     """
     users = users_of(graph)
-    outputs = {n.output for n in graph.nodes if n.op != "constant"} & set(graph.outputs)
+    outputs = {n.output for n in graph.nodes if not n.is_constant} & set(graph.outputs)
     reverse = nx.DiGraph()
     reverse.add_node(EXIT)
     for i, us in users.items():
@@ -100,7 +100,7 @@ def immediate_post_dominators(graph: Graph) -> dict[int, int | str]:
 @reference_for("fusion")
 def rule_fusion(
     graph: Graph,
-    chip: Any = None,
+    chip: Chip | None = None,
     *,
     fits: Callable[[Sequence[int]], bool] | None = None,
     sram_budget: int | None = None,
@@ -146,7 +146,7 @@ def rule_fusion(
 
 @reference_for("fusion")
 def estimate_fits(
-    graph: Graph, chip: Any, sram_budget: int | None
+    graph: Graph, chip: Chip, sram_budget: int | None
 ) -> Callable[[Sequence[int]], bool]:
     """The capacity estimate as a rule: the kernels' share of SRAM, or no limit without one."""
     if sram_budget is not None:
@@ -192,13 +192,13 @@ def topological_groups(graph: Graph, groups: list[tuple[int, ...]]) -> Partition
     return Partition([groups[g] for g in order], graph=graph)
 
 
-def no_fusion(graph: Graph, chip: Any = None) -> Partition:
+def no_fusion(graph: Graph, chip: Chip | None = None) -> Partition:
     """Every op is its own kernel (what eager execution does)."""
     return Partition([(i,) for i in op_indices(graph)], graph=graph)
 
 
 @reference_for("fusion")
-def fuse_elementwise_chains(graph: Graph, chip: Any = None) -> Partition:
+def fuse_elementwise_chains(graph: Graph, chip: Chip | None = None) -> Partition:
     """A simpler pass: only fuse an elementwise/broadcast op into its single user's group
     when that group is elementwise/broadcast too (no reductions, no epilogues, no SRAM check).
     """

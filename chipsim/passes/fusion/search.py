@@ -40,7 +40,6 @@ scales to a transformer block.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import networkx as nx
 
@@ -57,6 +56,7 @@ from chipsim.passes.fusion.cost import (
 from chipsim.passes.fusion.partition import Partition, is_convex, node_dag
 from chipsim.passes.fusion.reference import estimate_fits, topological_groups
 from chipsim.passes.fusion.rules import can_fuse, op_pattern
+from chipsim.target import Chip
 
 #: Every function here is the reference solution of an exercise (chipsim.reference).
 __reference_for__ = ("fusion",)
@@ -79,13 +79,13 @@ class CostSearch:
     def __init__(
         self,
         graph: Graph,
-        chip: Any,
+        chip: Chip,
         fits: Callable[[Sequence[int]], bool],
         kernel_cost: Callable[[Sequence[int]], int | None] | None = None,
     ) -> None:
         self.graph, self.chip, self.fits = graph, chip, fits
         self.kernel_cost = kernel_cost
-        ops = [i for i, n in enumerate(graph.nodes) if n.op != "constant"]
+        ops = [i for i, n in enumerate(graph.nodes) if not n.is_constant]
         self.dag = node_dag(graph).subgraph(ops).copy()
         self._cycles: dict[Group, int] = {}
         self._allowed: dict[Group, bool] = {}
@@ -216,7 +216,7 @@ class CostSearch:
 
 def autotune(
     graph: Graph,
-    chip: Any,
+    chip: Chip,
     partition: Partition,
     *,
     fits: Callable[[Sequence[int]], bool] | None = None,

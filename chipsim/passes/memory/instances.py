@@ -6,8 +6,7 @@
   keep a block's input alive until the add at its end.
 
 The seeded generators (``packed_instance``, ``random_records`` and the benchmark families) live
-in :mod:`chipsim.testing.memory_instances`; they are importable from here too, for the
-problems that used this path.
+in :mod:`chipsim.testing.memory_instances`.
 
 Example:
     >>> from chipsim.passes.memory.bounds import lower_bound
@@ -22,14 +21,11 @@ from collections.abc import Sequence
 
 from chipsim.errors import PlanError
 from chipsim.passes.memory.liveness import UsageRecord, records_from_uses
-from chipsim.testing.memory_instances import packed_instance, random_records
 
 __all__ = [
     "mobilenet_v1_records",
     "mobilenet_v2_records",
     "network_records",
-    "packed_instance",
-    "random_records",
 ]
 
 FP32 = 4

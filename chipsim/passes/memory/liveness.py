@@ -158,7 +158,7 @@ def liveness(
 
     tensors = [entry(v, 0) for v in graph.inputs]
     tensors += [
-        entry(n.output, t) for t, n in enumerate(order) if include_constants or n.op != "constant"
+        entry(n.output, t) for t, n in enumerate(order) if include_constants or not n.is_constant
     ]
     return records_from_uses(tensors, max(len(order), 1))
 

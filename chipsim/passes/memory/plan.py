@@ -18,7 +18,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from chipsim import drawing
 from chipsim.i18n import N_, pad, text_width, tr
+from chipsim.passes.memory.bounds import lower_bound
 from chipsim.passes.memory.liveness import DEFAULT_ALIGNMENT, UsageRecord, align_up
 
 #: The plan table's column titles (English; translated where shown).
@@ -60,8 +62,6 @@ class MemoryPlan:
     def lower_bound(self) -> int:
         """Peak live bytes of the records: no plan of them can have a smaller arena."""
         if not self._lb:
-            from chipsim.passes.memory.bounds import lower_bound
-
             self._lb.append(lower_bound(self.records, alignment=self.alignment))
         return self._lb[0]
 
@@ -119,11 +119,7 @@ class MemoryPlan:
 
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
         """Draw the plan: time on x, address on y, one labelled rectangle per tensor."""
-        # viz sits above passes; imported only when a plan is drawn (a learner's convenience),
-        # so the planners never need matplotlib.
-        from chipsim.viz.memory_plan import draw_memory_plan
-
-        return draw_memory_plan(self, ax=ax, **kwargs)
+        return drawing.draw("memory plan", self, ax=ax, **kwargs)
 
 
 def make_plan(

@@ -21,6 +21,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+__all__ = [
+    "BOLD_FILE",
+    "CJK_FONTS",
+    "FAMILY",
+    "FONT_FILE",
+    "cjk_fonts",
+    "register",
+    "use_cjk_fallback",
+]
+
 #: The font files chipsim ships (about 1 MB each: regular, and bold for titles), their family.
 FONT_FILE = Path(__file__).with_name("ChipsimCJKSans-Regular.otf")
 BOLD_FILE = FONT_FILE.with_name("ChipsimCJKSans-Bold.otf")

@@ -1,13 +1,17 @@
-"""Placement checks the capacity of every memory level (issue 10, findings 1 and 2)."""
+"""Placement: its rules stated once (level_for, which place and place_group both follow) and the
+capacity of every memory level checked (issue 10, findings 1 and 2)."""
+
+import functools
 
 import numpy as np
 import pytest
 
 import chipsim as cs
+from chipsim.codegen.streaming import streamed_inputs
 from chipsim.errors import ChipsimError, OutOfMemoryError
 from chipsim.hw import get_chip
 from chipsim.ir import GraphBuilder, f32
-from chipsim.passes.placement import DRAM, REG
+from chipsim.passes.placement import DRAM, REG, SRAM, level_for, place_group
 
 
 def bias_relu_layers(layers: int = 20, width: int = 64):
@@ -43,7 +47,7 @@ def test_small_constants_beyond_the_register_file_fall_back_to_memory():
 def test_dram_overflow_is_refused_at_compile_time_with_the_tensors_named():
     x = np.zeros((4096, 4096), np.float32)
     with pytest.raises(OutOfMemoryError) as err:
-        cs.compile(lambda x: cs.relu(x) + 1, x, chip="edge-npu")
+        cs.compile(lambda x: cs.ops.relu(x) + 1, x, chip="edge-npu")
     msg = str(err.value)
     assert "DRAM" in msg and "64.00 MiB" in msg  # the memory and its size
     assert "x" in msg and "f32[4096, 4096]" in msg  # the tensors and their sizes
@@ -55,7 +59,7 @@ def test_dram_overflow_is_refused_at_compile_time_with_the_tensors_named():
 def test_a_program_that_fits_dram_exactly_compiles():
     # 3 x 16 MiB (input, intermediate spilled, output) on a 64 MiB DRAM: fits
     x = np.zeros((2048, 2048), np.float32)
-    prog = cs.compile(lambda x: cs.relu(x) + 1, x, chip="edge-npu")
+    prog = cs.compile(lambda x: cs.ops.relu(x) + 1, x, chip="edge-npu")
     assert prog.report.cycles > 0
 
 
@@ -97,3 +101,37 @@ def test_on_a_chip_with_an_l2_kernels_pass_activations_through_dram_and_hit_the_
     # edge-npu keeps the same intermediate in its SRAM arena, with no cache at all
     npu = cs.compile(_two_kernel_chain(64), chip="edge-npu")
     assert any(s.level == "sram" for s in npu.placement.slots.values() if s.role == "intermediate")
+
+
+def test_the_rules_once_as_a_table():
+    b = GraphBuilder()
+    x = b.input((8, 4), f32)
+    bias = b.const(np.ones(4, np.float32))
+    weight = b.const(np.ones((4, 4), np.float32))
+    g = b.build(b.op("matmul", x, weight), bias)
+    bias_node, weight_node = g.nodes[0], g.nodes[1]
+    rule = functools.partial(level_for, output=False, streamed=False)
+    assert rule(bias_node, registers_free=True, in_arena=True) == REG  # rule 1
+    assert rule(bias_node, registers_free=False, in_arena=True) == DRAM  # registers full
+    assert rule(weight_node, registers_free=True, in_arena=True) == DRAM  # rule 2
+    assert rule(None, registers_free=True, in_arena=True) == SRAM  # rule 3
+    assert rule(None, registers_free=True, in_arena=False) == DRAM  # spilled
+    assert level_for(None, output=False, streamed=True, registers_free=True, in_arena=True) == DRAM
+    assert level_for(None, output=True, streamed=False, registers_free=True, in_arena=True) == DRAM
+
+
+@pytest.mark.parametrize("chip", ["edge-npu", "datacenter-gpu", "cpu-simd"])
+def test_place_group_follows_places_rules(chip):
+    """Where everything fits, the stand-in layout of all a program's tensors puts each on the
+    level the program's placement chose."""
+    graph, _ = bias_relu_layers(layers=3, width=32)
+    prog = cs.compile(graph, chip=chip, fusion=None)  # every tensor between kernels
+    streamed = streamed_inputs(prog.graph, prog.partition.groups, prog.chip)
+    values = [v for v in (*prog.graph.inputs, *(n.output for n in prog.graph.nodes))
+              if v in prog.placement.slots]  # fmt: skip
+    where, _ = place_group(prog.graph, prog.chip, values, on_chip=True, streamed=streamed)
+    assert {v: level for v, (level, _) in where.items()} == {
+        v: prog.placement.level(v) for v in values
+    }
+    pessimistic, _ = place_group(prog.graph, prog.chip, values, on_chip=False)
+    assert {level for level, _ in pessimistic.values()} == {DRAM}

@@ -1,0 +1,151 @@
+"""Lower a whole compiled graph: lay out its kernels and emit their instructions, in order.
+
+What ``chipsim.compile``'s ``codegen`` stage runs. It takes the passes' decisions — the
+partition (one group per kernel), the memory plan and the placement — and produces a
+:class:`Linked` program: the address of every tensor kept between kernels, one
+:class:`~chipsim.codegen.kernel.KernelSpec` per group, and the instructions of all of them
+(each kernel lowered by :func:`~chipsim.codegen.lower.lower`, as eager mode lowers one op).
+The runtime's :class:`~chipsim.runtime.program.Program` only runs them.
+
+Memory layout:
+
+* **DRAM**: weights, then the graph inputs, then the outputs, then the spilled part of the
+  activation arena, then scratch for kernels that spill their tiles.
+* **SRAM**: the activation arena at ``[0, arena budget)``, tile scratch for the kernels above
+  it (``KernelSpec.sram_window``).
+* **registers**: small constants (a bias), loaded before the first kernel.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from chipsim.codegen.dma import dma
+from chipsim.codegen.kernel import KernelSpan, KernelSpec, Location
+from chipsim.codegen.lower import lower
+from chipsim.codegen.planning import scratch_bytes
+from chipsim.errors import ExecutionError
+from chipsim.hw.chip import Chip
+from chipsim.hw.isa import Instr, Operand
+from chipsim.ir.graph import Graph, Value
+from chipsim.passes.fusion import Partition
+from chipsim.passes.fusion.naming import unique_kernel_names
+from chipsim.passes.memory.liveness import align_up
+from chipsim.passes.placement import ALIGN, DRAM, SRAM, Placement, check_capacity
+
+
+def operand(loc: Location, v: Value, name: str) -> Operand:
+    """The instruction operand of tensor ``v`` at ``loc``."""
+    return Operand(loc.level, loc.offset, v.shape, v.dtype.name, None, name)
+
+
+@dataclass(frozen=True)
+class Linked:
+    """A graph's instructions for one chip, and where its tensors live.
+
+    Attributes:
+        locations: the address of every tensor kept between kernels, as placed.
+        host_inputs: where the host writes each graph input (DRAM).
+        kernels: one :class:`KernelSpec` per group, in run order.
+        instructions: the whole program, kernel after kernel.
+        spans: which instructions belong to which kernel (and the input loads).
+    """
+
+    locations: dict[Value, Location]
+    host_inputs: dict[Value, Location]
+    kernels: list[KernelSpec]
+    instructions: list[Instr]
+    spans: list[KernelSpan]
+
+
+def link(
+    graph: Graph,
+    chip: Chip,
+    partition: Partition,
+    placement: Placement,
+    *,
+    double_buffer: bool = True,
+) -> Linked:
+    """Lay out and lower every kernel of ``partition`` (see the module docstring)."""
+    locations, host_inputs = _layout(graph, placement)
+    kernels = _kernels(graph, chip, partition, locations, placement.dram_bytes)
+    instructions, spans = _input_loads(graph, locations, host_inputs)
+    for kernel in kernels:
+        first = len(instructions)
+        instructions += lower(kernel, chip, double_buffer=double_buffer, launch="graph")
+        spans.append(KernelSpan(kernel.name, first, len(instructions)))
+    return Linked(locations, host_inputs, kernels, instructions, spans)
+
+
+def _layout(
+    graph: Graph, placement: Placement
+) -> tuple[dict[Value, Location], dict[Value, Location]]:
+    """The address of every tensor the program keeps between kernels, as placed."""
+    loc = {v: Location(slot.level, slot.offset) for v, slot in placement.slots.items()}
+    host_inputs = {v: Location(DRAM, a) for v, a in placement.host_inputs.items()}
+    for v in graph.inputs:
+        if loc[v].level == DRAM:  # read where the host wrote it
+            loc[v] = host_inputs[v]
+    return loc, host_inputs
+
+
+def _kernels(
+    graph: Graph,
+    chip: Chip,
+    partition: Partition,
+    locations: dict[Value, Location],
+    scratch_base: int,
+) -> list[KernelSpec]:
+    # Kernels may use every byte of SRAM the placed activations leave free.
+    sram_used = max(
+        (loc.offset + v.type.nbytes for v, loc in locations.items() if loc.level == SRAM),
+        default=0,
+    )
+    window = (align_up(sram_used, ALIGN), chip.sram.capacity_bytes)
+    kernels = []
+    for group in partition.groups:
+        spec = KernelSpec.of_group(graph, group, {})
+        where = {v: locations[v] for v in (*spec.inputs, *spec.outputs) if v in locations}
+        missing = [v for v in spec.outputs if v not in where]
+        if missing:
+            raise ExecutionError(
+                f"kernel {spec.name}: no memory for {missing[0]}; this is a compiler bug"
+            )
+        spec = KernelSpec(spec.name, spec.nodes, spec.inputs, spec.outputs, where, window)
+        need = scratch_bytes(spec, chip)
+        if need:
+            check_capacity(
+                DRAM,
+                chip.dram.capacity_bytes,
+                [("the program's tensors", scratch_base), (f"{spec.name} scratch", need)],
+                f"kernel {spec.name} of {graph.name!r}",
+            )
+            spec = KernelSpec(
+                spec.name,
+                spec.nodes,
+                spec.inputs,
+                spec.outputs,
+                where,
+                window,
+                Location(DRAM, scratch_base),
+            )
+        kernels.append(spec)
+    # unique, readable names: fused_add_relu, fused_add_relu_1 (the one naming rule)
+    names = unique_kernel_names(graph, partition.groups)
+    return [dataclasses.replace(k, name=n) for k, n in zip(kernels, names, strict=True)]
+
+
+def _input_loads(
+    graph: Graph, locations: dict[Value, Location], host_inputs: dict[Value, Location]
+) -> tuple[list[Instr], list[KernelSpan]]:
+    """Copy the graph inputs that live on chip from where the host wrote them (DRAM)."""
+    names = graph.names()
+    instructions: list[Instr] = []
+    for v, host in host_inputs.items():
+        target = locations.get(v)
+        if target is not None and target != host:
+            src, dst = operand(host, v, names[v]), operand(target, v, names[v])
+            instructions.append(dma("load", src, dst, "load_inputs", f"load input {names[v]}"))
+    spans = [KernelSpan("load_inputs", 0, len(instructions))] if instructions else []
+    return instructions, spans
