@@ -55,8 +55,8 @@ def test_claim_11_shows_the_whole_first_line_of_the_error(language):
             "{where}: Python control flow on a traced tensor ({what} of a {type} value):{source}\n"
             "A static graph is recorded before any data exists, so Python cannot know the "
             "answer yet and cannot choose a branch.\n"
-            "Instead, put the choice into the graph: chipsim.where(cond, a, b) picks values "
-            "elementwise, and chipsim.cond(pred, true_fn, false_fn, *operands) chooses "
+            "Instead, put the choice into the graph: chipsim.ops.where(cond, a, b) picks "
+            "values elementwise, and chipsim.cond(pred, true_fn, false_fn, *operands) chooses "
             "between two computations (the graph records both branches).",
             where="W",
             what="bool()",
