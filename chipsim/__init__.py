@@ -54,7 +54,7 @@ __version__ = "0.1.0"
 
 
 def chip(name: str | Chip) -> Chip:
-    """The preset chip called ``name`` (one of :func:`chips`), or a chip read from a path.
+    """The preset chip called ``name`` (one of ``chips()``), or a chip read from a path.
 
     Example:
         >>> chip("edge-npu").name
@@ -64,7 +64,7 @@ def chip(name: str | Chip) -> Chip:
 
 
 def chips() -> list[str]:
-    """The names of the preset chips, sorted (each one :func:`chip` accepts).
+    """The names of the preset chips, sorted (each one ``chip()`` accepts).
 
     Example:
         >>> "edge-npu" in chips()

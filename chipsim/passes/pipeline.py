@@ -115,8 +115,8 @@ class Pipeline:
         passes: the passes, each a function ``Graph -> Graph`` (or ``state -> state``).
         verify_each: verify the IR after every pass that returns a graph.
         instruments: run after every pass: callables ``(pass_name, result)``, e.g.
-            :func:`print_after`, or objects with ``after(stage, result)``, e.g.
-            :class:`PrintAfterEach`.
+            ``print_after``, or objects with ``after(stage, result)``, e.g.
+            ``PrintAfterEach``.
         wrap_errors: turn any error into a :class:`~chipsim.errors.PassError` naming the pass
             and those before it. Without it (as ``compile`` runs), a
             :class:`~chipsim.errors.ChipsimError` keeps its kind and gains ``.stage`` and a

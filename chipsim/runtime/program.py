@@ -37,7 +37,7 @@ class Program:
         plan: the memory plan of the activations passed between kernels.
         placement: the memory level of every tensor (print it: W in DRAM, x in SRAM, ...).
         locations: the address of every tensor kept between kernels.
-        kernels: one :class:`~chipsim.codegen.kernel.KernelSpec` per group, in run order.
+        kernels: one ``KernelSpec`` per group, in run order.
         instructions: the whole program, kernel after kernel.
     """
 
