@@ -6,5 +6,6 @@
 * :mod:`.execute` — ``GuardedExecute``, nbgrader's Execute step in the sandbox;
 * :mod:`.view` — the package as a graded kernel sees it (the reference solutions withheld);
 * :mod:`.files` — a learner's files, read without following a link;
-* :mod:`.outputs` — the output budget; :mod:`.manifest` — the package's own files, watched.
+* :mod:`.outputs` — the output budget; :mod:`.manifest` — the package's own files, watched;
+* :mod:`.limits` — the default limits of one graded notebook (imports nothing).
 """

@@ -62,6 +62,7 @@ from grader.problems import data as problem_data
 from grader.problems.hidden import configured, submission_key
 from grader.problems.parts import ASSIGNMENTS, PARTS
 from grader.sandbox import files
+from grader.sandbox.limits import CELL_SECONDS, MEMORY_BYTES, NOTEBOOK_SECONDS
 from grader.sandbox.modes import (
     HOME,
     KERNEL_NAME,
@@ -123,7 +124,9 @@ def why_it_ended(status: dict | None) -> str:
 class GuardedExecute(Execute):
     """Execute each cell in the sandbox under time and output limits (see the module docstring)."""
 
-    timeout = Integer(120, help="Seconds a cell may run before it is stopped.").tag(config=True)
+    timeout = Integer(CELL_SECONDS, help="Seconds a cell may run before it is stopped.").tag(
+        config=True
+    )
     sandbox = Bool(True, help="Run every notebook in the chipsim sandbox.").tag(config=True)
     allow_unsandboxed = Bool(
         False,
@@ -134,11 +137,11 @@ class GuardedExecute(Execute):
         True, help="After a restart, run the earlier cells again so later cells can run."
     ).tag(config=True)
     notebook_seconds = Integer(
-        1200,
+        NOTEBOOK_SECONDS,
         help="Wall-clock seconds for a whole notebook, restarts and replays included; the "
         "cells that would start later do not run and say so (that learner only).",
     ).tag(config=True)
-    memory_bytes = Integer(4 << 30, help="Address space per kernel process.").tag(config=True)
+    memory_bytes = Integer(MEMORY_BYTES, help="Address space per kernel process.").tag(config=True)
     cpu_seconds = Integer(900, help="CPU seconds of one kernel.").tag(config=True)
     nproc = Integer(256, help="Processes and threads of one kernel.").tag(config=True)
     cell_output_bytes = Integer(2 << 20, help="Output kept per cell.").tag(config=True)
