@@ -90,11 +90,23 @@ class Violation:
 
 def parse(source: str) -> ast.Module | None:
     """The cell's syntax tree (magic and shell lines blanked), or None if it does not parse."""
-    lines = ["pass" if _is_magic(line) else line for line in source.splitlines()]
+    magic = magic_lines(source)
+    lines = ["pass" if n in magic else line for n, line in enumerate(source.splitlines(), 1)]
     try:
         return ast.parse("\n".join(lines))
     except SyntaxError:
         return None  # the cell fails when it runs; it defines nothing a part could use
+
+
+def magic_lines(source: str) -> set[int]:
+    """The (1-based) lines of ``source`` that are IPython magics or shell commands: none when
+    the cell is plain Python (a docstring line ending in ``?`` or starting with ``%`` is text,
+    not a help request), else the lines that look like one."""
+    try:
+        ast.parse(source)
+    except SyntaxError:
+        return {n for n, line in enumerate(source.splitlines(), 1) if _is_magic(line)}
+    return set()
 
 
 def _is_magic(line: str) -> bool:
@@ -174,8 +186,9 @@ def check_cells(
     forbidden = (FORBIDDEN_NAMES | set(extra)) - (mine - set(extra))
     out: list[Violation] = []
     for i, tree, src in trees:
-        for n, line in enumerate(src.splitlines(), start=1):
-            if _is_magic(line) and not _harmless_magic(line):
+        lines = src.splitlines()
+        for n in sorted(magic_lines(src)):
+            if not _harmless_magic(lines[n - 1]):
                 out.append(Violation(i, n, "IPython magics and shell commands are not allowed"))
         if tree is not None:
             out += _check_tree(i, tree, forbidden, set(extra), assignment)
