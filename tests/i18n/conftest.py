@@ -27,3 +27,15 @@ def editions():
 def catalogues():
     """``locales/catalogues.py``: templates, catalogue updates and checks."""
     return _load("catalogues")
+
+
+@pytest.fixture
+def english_by_default(monkeypatch):
+    """English unless a test chooses: no CHIPSIM_LANG from the environment, no language left
+    set by an earlier test (a module opts in with ``pytestmark``)."""
+    from chipsim import i18n
+
+    monkeypatch.delenv("CHIPSIM_LANG", raising=False)
+    i18n.set_language(None)
+    yield
+    i18n.set_language(None)

@@ -45,12 +45,7 @@ def messages() -> list[tuple[str, str]]:
 MESSAGES = messages()
 
 
-@pytest.fixture(autouse=True)
-def english_by_default(monkeypatch):
-    monkeypatch.delenv("CHIPSIM_LANG", raising=False)
-    i18n.set_language(None)
-    yield
-    i18n.set_language(None)
+pytestmark = pytest.mark.usefixtures("english_by_default")
 
 
 def test_no_catalogue_says_faster_by_n_times():

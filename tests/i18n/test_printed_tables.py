@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 import chipsim as cs
-from chipsim import i18n
 from chipsim.calibration.evaluate import Evaluation, Result
 from chipsim.calibration.measurements import Measurement
 from chipsim.errors import OutOfMemoryError
@@ -25,12 +24,7 @@ from chipsim.passes.placement import check_capacity
 NUMBER = re.compile(r"\d[\d,.]*")
 
 
-@pytest.fixture(autouse=True)
-def english_by_default(monkeypatch):
-    monkeypatch.delenv("CHIPSIM_LANG", raising=False)
-    i18n.set_language(None)
-    yield
-    i18n.set_language(None)
+pytestmark = pytest.mark.usefixtures("english_by_default")
 
 
 @pytest.fixture(scope="module")

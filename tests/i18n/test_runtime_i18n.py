@@ -16,12 +16,7 @@ from chipsim.i18n import read_po, tr, use_language
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(autouse=True)
-def english_by_default(monkeypatch):
-    monkeypatch.delenv("CHIPSIM_LANG", raising=False)
-    i18n.set_language(None)
-    yield
-    i18n.set_language(None)
+pytestmark = pytest.mark.usefixtures("english_by_default")
 
 
 def test_english_is_the_message_itself_with_fields_filled_in():

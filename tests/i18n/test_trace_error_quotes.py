@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 import chipsim as cs
-from chipsim import i18n
 from chipsim.i18n import read_po, tr, use_language
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,12 +24,7 @@ CLAIM_11 = (
 )
 
 
-@pytest.fixture(autouse=True)
-def english_by_default(monkeypatch):
-    monkeypatch.delenv("CHIPSIM_LANG", raising=False)
-    i18n.set_language(None)
-    yield
-    i18n.set_language(None)
+pytestmark = pytest.mark.usefixtures("english_by_default")
 
 
 def python_if(x):
