@@ -1,8 +1,7 @@
 """Fixtures for the browser tests: the built book served on 127.0.0.1, driven by chromium.
 
-Uses playwright's Python API with Debian's chromium (/usr/bin/chromium); it never downloads a
-browser. Without chromium the tests skip with how to install it, except under CI=true, where a
-missing browser is a failure.
+The headless chromium itself is the session's ``browser`` fixture (tests/conftest.py), shared
+with the learner-journey test.
 """
 
 from __future__ import annotations
@@ -10,23 +9,12 @@ from __future__ import annotations
 import functools
 import http.server
 import importlib.util
-import os
 import sys
 import threading
 from pathlib import Path
 
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "_build" / "screenshots"
 
 
@@ -43,12 +31,6 @@ def load_bookbuild():
 
 
 bookbuild = load_bookbuild()
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason} (CI=true: browser tests must run)")
-    pytest.skip(f"{reason}; install it with: sudo apt-get install chromium")
 
 
 @pytest.fixture(scope="session")
@@ -75,21 +57,6 @@ def base_url(book):
     yield f"http://127.0.0.1:{server.server_address[1]}/"
     server.shutdown()
     server.server_close()
-
-
-@pytest.fixture(scope="session")
-def browser():
-    """A headless chromium (Debian's), shared by all browser tests."""
-    if not CHROMIUM.exists():
-        _unavailable(f"{CHROMIUM} not found")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("the playwright package is missing (it is in requirements.txt)")
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

@@ -223,31 +223,24 @@ def test_validate_passes_full_parts_without_float_warnings(journey):
         assert not any("cannot be converted" in m for m in keep.seen), keep.seen
 
 
-def test_the_feedback_pages_render_without_overflow_or_script(journey):
-    playwright = pytest.importorskip("playwright.sync_api")
-    chromium = Path("/usr/bin/chromium")
-    if not chromium.exists():
-        if os.environ.get("CI"):
-            pytest.fail("CI=true: the journey's browser step needs /usr/bin/chromium")
-        pytest.skip("no chromium: sudo apt-get install chromium")
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(chromium), args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        errors = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        for a in ASSIGNMENTS:
-            html = journey["course"] / "gradebook" / "feedback" / "me" / a / f"{a}.html"
-            page.goto(html.as_uri(), wait_until="networkidle")
-            over = page.evaluate(
-                "() => [...document.querySelectorAll('pre, p, td, th, li')]"
-                ".filter(e => e.scrollWidth > e.clientWidth + 2).map(e => e.innerText.slice(0, 80))"
-            )
-            assert over == [], (a, over)
-            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 2")
-        board = journey["course"] / "gradebook" / "leaderboard.html"
-        page.goto(board.as_uri(), wait_until="networkidle")
-        assert "me" in page.locator("body").inner_text()
-        browser.close()
+def test_the_feedback_pages_render_without_overflow_or_script(journey, browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    for a in ASSIGNMENTS:
+        html = journey["course"] / "gradebook" / "feedback" / "me" / a / f"{a}.html"
+        page.goto(html.as_uri(), wait_until="networkidle")
+        over = page.evaluate(
+            "() => [...document.querySelectorAll('pre, p, td, th, li')]"
+            ".filter(e => e.scrollWidth > e.clientWidth + 2).map(e => e.innerText.slice(0, 80))"
+        )
+        assert over == [], (a, over)
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 2")
+    board = journey["course"] / "gradebook" / "leaderboard.html"
+    page.goto(board.as_uri(), wait_until="networkidle")
+    assert "me" in page.locator("body").inner_text()
+    context.close()
     assert errors == []
 
 
