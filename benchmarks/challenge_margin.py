@@ -7,7 +7,7 @@ submissions, each with its own draw). A grade that is full only by a hair is a t
 one run in many. This draws the hidden instances of N (secret, submission) pairs, runs the
 model solution on each, and prints, per instance family, how its result compares with the
 reference (theirs / reference, in cycles): the worst ratio and how many instances were above
-1.02. Full marks need the worst ratio at or below ``1 + CHALLENGE_SLACK``.
+1.02. Full marks need the worst ratio at or below 1 + the part's slack.
 
     .venv/bin/python benchmarks/challenge_margin.py --draws 40 --part fusion_challenge
 """
@@ -15,33 +15,22 @@ reference (theirs / reference, in cycles): the worst ratio and how many instance
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import platform
 import time
 from collections import defaultdict
 
-from grader.notebook import _answer_one
 from grader.problems.hidden import seeds_for
-from grader.problems.parts import CHALLENGE_SLACK, PARTS
-from grader.sandbox.view import withheld
-from grader.scoring.answer import encode
-from grader.scoring.grade import score_answer
-from grader.scoring.spread import model_functions
+from grader.problems.parts import PARTS
+from grader.scoring.spread import model_functions, scored
 
 
 def ratios(part_id: str, fns, draw: int) -> dict[str, float]:
     """``instance id -> theirs / reference`` for one draw (secret and submission from ``draw``)."""
     seeds = seeds_for(f"margin secret {draw}".encode(), [part_id], f"margin submission {draw}")
-    part = PARTS[part_id].bind(seeds)
-    problems = {i.id: (i.kind, i.build()) for i in part.hidden()}
-    with withheld(part.assignment), contextlib.redirect_stdout(io.StringIO()):
-        answers = {iid: _answer_one(iid, kind, obj, fns) for iid, (kind, obj) in problems.items()}
-    doc = encode(part.id, answers)
-    scored = score_answer(part, doc, points=part.points, required=list(problems))
+    scored_part = scored(PARTS[part_id].bind(seeds), fns)
     return {
         s.instance: s.numbers["theirs"] / s.numbers["reference"]
-        for s in scored.instances
+        for s in scored_part.instances
         if s.numbers.get("reference")
     }
 
@@ -58,13 +47,14 @@ def main() -> None:
         for iid, r in ratios(args.part, fns, k).items():
             by_family[iid.rstrip("0123456789")].append(r)
     took = time.monotonic() - start
-    print(f"# {args.part}, {args.draws} draws, slack {CHALLENGE_SLACK:.0%}; "
+    slack = PARTS[args.part].slack
+    print(f"# {args.part}, {args.draws} draws, slack {slack:.0%}; "
           f"{platform.node()}, {took:.0f} s")  # fmt: skip
     print(f"{'family':16} {'instances':>9} {'worst':>7} {'> 1.02':>7} {'full?':>6}")
     for family, rs in sorted(by_family.items()):
         worst = max(rs)
         above = sum(r > 1.02 for r in rs)
-        ok = "yes" if worst <= 1 + CHALLENGE_SLACK else "NO"
+        ok = "yes" if worst <= 1 + slack else "NO"
         print(f"{family:16} {len(rs):9d} {worst:7.4f} {above:7d} {ok:>6}")
 
 

@@ -35,6 +35,7 @@ from grader.problems.hidden import seeds_for
 from grader.problems.parts import PARTS, Part
 from grader.sandbox.view import withheld
 from grader.scoring.answer import encode
+from grader.scoring.credit import PartScore
 from grader.scoring.grade import score_answer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,14 +61,19 @@ def notebook_namespace(path: Path) -> dict[str, Any]:
     return scope
 
 
-def points(part: Part, fns: tuple[Callable[..., Any], ...]) -> float:
-    """The points ``fns`` earn on ``part`` (bound), counted on its hidden instances, as the
-    grader counts them (the reference passes withheld while ``fns`` run)."""
+def scored(part: Part, fns: tuple[Callable[..., Any], ...]) -> PartScore:
+    """How the grader scores ``fns`` on ``part`` (bound): points and each instance's numbers,
+    on its hidden instances (the reference passes withheld while ``fns`` run)."""
     problems = {i.id: (i.kind, i.build()) for i in part.hidden()}
     with withheld(part.assignment), contextlib.redirect_stdout(io.StringIO()):
         answers = {iid: _answer_one(iid, kind, obj, fns) for iid, (kind, obj) in problems.items()}
     doc = encode(part.id, answers)
-    return score_answer(part, doc, points=part.points, required=list(problems)).score
+    return score_answer(part, doc, points=part.points, required=list(problems))
+
+
+def points(part: Part, fns: tuple[Callable[..., Any], ...]) -> float:
+    """The points ``fns`` earn on ``part`` (bound), counted on its hidden instances."""
+    return scored(part, fns).score
 
 
 @dataclass(frozen=True)
