@@ -182,6 +182,29 @@ def _fusion(graph: Any, fns: tuple) -> dict:
     }
 
 
+def _units(problem: dict, fns: tuple) -> dict:
+    from chipsim.hw import get_chip
+
+    chip = get_chip(CHIP)
+    answers = []
+    for item in problem["items"]:
+        unit, cycles = fns[0](dict(item), chip)
+        answers.append([str(unit), operator.index(cycles)])
+    return {"units": answers}
+
+
+def _program(graph: Any, fns: tuple) -> dict:
+    from chipsim.codegen.builder import KernelBuilder
+    from chipsim.hw import get_chip
+
+    kb = KernelBuilder(graph, get_chip(CHIP))
+    made = fns[0](kb)
+    if made is not None and not isinstance(made, KernelBuilder):
+        raise TypeError(f"return the KernelBuilder you were given (or nothing), not "
+                        f"{type(made).__name__}")  # fmt: skip
+    return {"graph": graph_fingerprint(graph), "program": (made or kb).data()}
+
+
 def _liveness(problem: tuple, fns: tuple) -> dict:
     graph, order = problem
     records = fns[0](graph, [graph.nodes[i] for i in order])
@@ -206,6 +229,8 @@ def _plan(graph: Any, fns: tuple) -> dict:
 
 _RUNNERS = {
     "classify": _classify,
+    "units": _units,
+    "program": _program,
     "fusion": _fusion,
     "liveness": _liveness,
     "first_fit": _offsets,

@@ -27,6 +27,7 @@ from chipsim.ir.attrs import Attrs
 from chipsim.ir.graph import Node
 from chipsim.ir.ops import check_attrs, execute, get_op
 from chipsim.ir.types import TensorType
+from chipsim.reference import reference_for
 
 
 def _semantics(op: str, attrs: Attrs, out_type: TensorType):
@@ -139,3 +140,41 @@ def immediate_instr(node: Node, dst: Operand, chip: Chip, kernel: str) -> Instr:
         kernel=kernel,
         label="constant",
     )
+
+
+@reference_for("instruction_generation")
+def unit_and_cycles(op: str, dtype: str, shapes: list[list[int]], chip: Chip) -> tuple[str, int]:
+    """The unit the code generator runs ``op`` on, and its cycles there, for one tile in SRAM.
+
+    ``op`` is an op of the registry on inputs of ``shapes`` and ``dtype`` (attributes at
+    their defaults), or ``"load"``/``"store"`` of a tensor of ``shapes[0]`` between DRAM and
+    SRAM. The cycles are the sum of the :func:`~chipsim.hw.isa.cost` of every instruction
+    it takes (a reduction's SIMD pass and the ALU's combine of the lanes).
+
+    Example:
+        >>> from chipsim.hw import get_chip
+        >>> unit_and_cycles("relu", "f32", [[64, 64]], get_chip("edge-npu"))
+        ('simd', 514)
+    """
+    from chipsim.codegen.dma import dma
+    from chipsim.hw.isa import cost
+    from chipsim.ir import GraphBuilder
+    from chipsim.ir.dtypes import dtype as get_dtype
+    from chipsim.target import Level
+
+    dt = get_dtype(dtype)
+    if op in ("load", "store"):
+        dram = Operand(Level.DRAM, 0, tuple(shapes[0]), dt.name)
+        sram = Operand(Level.SRAM, 0, tuple(shapes[0]), dt.name)
+        move = dma(op, *((dram, sram) if op == "load" else (sram, dram)), "")
+        return "dma", cost(move, chip)
+    b = GraphBuilder()
+    ins = [b.input(tuple(s), dt) for s in shapes]
+    b.op(op, *ins)
+    node = b.nodes[-1]
+    srcs = tuple(Operand(Level.SRAM, 0, v.shape, v.dtype.name) for v in node.inputs)
+    dst = Operand(Level.SRAM, 0, node.type.shape, node.type.dtype.name)
+    attrs = check_attrs(get_op(op), node.attrs)
+    instrs = compute_instrs(node, srcs, dst, node.type, attrs, chip, "")
+    main = next(i for i in instrs if i.opcode in ("mma", "mac", "vec", "scalar"))
+    return main.unit, sum(cost(i, chip) for i in instrs)

@@ -8,9 +8,10 @@ form, usage records as rows — and the kernel reads them back (:func:`decode`).
 scores the answers on instances it rebuilds from the seeds in its own process; a kernel that
 changed the data only answers for another problem (the answer's fingerprint says which).
 
-Per instance kind: ``classify`` -> ``{"ops", "pairs"}`` as they are; ``fusion`` and ``plan``
--> the graph's JSON text; ``liveness`` -> ``{"graph": JSON text, "order": [node index, ...]}``;
-``first_fit`` and ``arena`` -> ``[[id, size, first, last], ...]``.
+Per instance kind: ``classify`` -> ``{"ops", "pairs"}`` and ``units`` -> ``{"items"}`` as
+they are; ``fusion``, ``plan`` and ``program`` -> the graph's JSON text; ``liveness`` ->
+``{"graph": JSON text, "order": [node index, ...]}``; ``first_fit`` and ``arena`` ->
+``[[id, size, first, last], ...]``.
 
 Example:
     >>> from chipsim.passes.memory import UsageRecord
@@ -42,7 +43,9 @@ def encode(kind: str, problem: Any) -> Any:
     """The JSON-ready data of one problem of ``kind``."""
     if kind == "classify":
         return {"ops": list(problem["ops"]), "pairs": [list(p) for p in problem["pairs"]]}
-    if kind in ("fusion", "plan"):
+    if kind == "units":
+        return {"items": [dict(i) for i in problem["items"]]}
+    if kind in ("fusion", "plan", "program"):
         return graph_to_json(problem)
     if kind == "liveness":
         graph, order = problem
@@ -60,7 +63,11 @@ def decode(kind: str, data: Any) -> Any:
         if kind == "classify":
             return {"ops": [str(o) for o in data["ops"]],
                     "pairs": [(str(p), str(c)) for p, c in data["pairs"]]}  # fmt: skip
-        if kind in ("fusion", "plan"):
+        if kind == "units":
+            return {"items": [{"op": str(i["op"]), "dtype": str(i["dtype"]),
+                               "shapes": [[operator.index(d) for d in s] for s in i["shapes"]]}
+                              for i in data["items"]]}  # fmt: skip
+        if kind in ("fusion", "plan", "program"):
             return graph_from_json(data)
         if kind == "liveness":
             return graph_from_json(data["graph"]), [operator.index(i) for i in data["order"]]

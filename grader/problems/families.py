@@ -34,6 +34,8 @@ __all__ = [
     "CHIP", "UNARY", "chain_graph", "cnn_graph", "epilogue_graph", "transformer_graph",
     "chain_variant", "cnn_variant", "epilogue_variant", "mobilenet_variant_records",
     "scratchpad_variant", "tight_records", "tight_variant", "transformer_variant",
+    "dense_kernel", "conv_kernel", "tiling_variant", "streaming_variant", "conv_variant",
+    "mlp_variant", "units_items",
 ]  # fmt: skip
 
 
@@ -191,3 +193,107 @@ def scratchpad_variant(seed: int, stratum: int | None = None) -> Graph:
     d, seq = _stratum(SCRATCHPAD_STRATA, stratum, rng)
     act = str(rng.choice(("gelu", "relu", "sigmoid", "tanh")))
     return transformer_graph(seed, seq, d, d * int(rng.integers(2, 5)), act, extra=0.5)
+
+
+# -- instruction generation: one kernel of a contraction and its epilogue ------------------------
+#: The elementwise activations a dense kernel's epilogue draws from.
+ACTIVATIONS = ("relu", "gelu", "sigmoid", "tanh")
+
+
+def dense_kernel(seed: int, m: int, k: int, n: int, act: str | None = None) -> Graph:
+    """One dense layer as one kernel, ``act(x @ w + b)``, every tensor an input in DRAM.
+
+    ``act``: the activation (default: drawn from the seed)."""
+    from chipsim.ir import GraphBuilder, f32
+
+    rng = _rng(seed, 20)
+    act = act or str(rng.choice(ACTIVATIONS))
+    b = GraphBuilder(f"dense{seed}")
+    x, w, bias = b.input((m, k), f32, "x"), b.input((k, n), f32, "w"), b.input((n,), f32, "b")
+    return b.build(b.op(act, b.op("add", b.op("matmul", x, w), bias)))
+
+
+def conv_kernel(seed: int, images: int, size: int, cin: int, cout: int) -> Graph:
+    """A ResNet block's first kernel: 3x3 conv -> batchnorm (folded to a per-channel scale
+    and shift, as inference does) -> relu; NHWC, every tensor an input in DRAM."""
+    from chipsim.ir import GraphBuilder, f32
+
+    b = GraphBuilder(f"conv{seed}")
+    x = b.input((images, size, size, cin), f32, "x")
+    w = b.input((3, 3, cin, cout), f32, "w")
+    scale, shift = b.input((cout,), f32, "scale"), b.input((cout,), f32, "shift")
+    y = b.op("conv2d", x, w, padding="same")
+    return b.build(b.op("relu", b.op("add", b.op("mul", y, scale), shift)))
+
+
+#: Dense kernels too big for SRAM whole (x, w and the output together pass 512 KiB).
+TILING_STRATA = ((256, 256, 256), (128, 512, 512), (512, 256, 128), (256, 512, 256))
+#: Skinny dense kernels (few rows, a large weight): moving the weight takes about as long as
+#: the tensor core's work, so overlapping the two (double buffering) nearly halves the time.
+STREAMING_STRATA = ((16, 1024, 512), (32, 512, 1024), (64, 1024, 256), (16, 512, 1024))
+#: ResNet-style conv blocks (images, size, cin, cout) and transformer MLP layers.
+CONV_STRATA = ((2, 16, 32, 64), (4, 8, 64, 64), (1, 16, 64, 32), (2, 8, 32, 128))
+MLP_STRATA = ((64, 256, 1024), (128, 512, 256), (32, 768, 768), (96, 384, 512))
+
+
+def _jitter(rng: np.random.Generator, n: int) -> int:
+    """``n`` or a nearby multiple of 16 (the draw moves sizes off the strata's round numbers)."""
+    return max(16, n + 16 * int(rng.integers(-2, 3)))
+
+
+def tiling_variant(seed: int, stratum: int | None = None) -> Graph:
+    rng = _rng(seed, 21)
+    m, k, n = (_jitter(rng, d) for d in _stratum(TILING_STRATA, stratum, rng))
+    return dense_kernel(seed, m, k, n)
+
+
+def streaming_variant(seed: int, stratum: int | None = None) -> Graph:
+    rng = _rng(seed, 22)
+    m, k, n = _stratum(STREAMING_STRATA, stratum, rng)
+    return dense_kernel(seed, m, _jitter(rng, k), _jitter(rng, n))
+
+
+def conv_variant(seed: int, stratum: int | None = None) -> Graph:
+    rng = _rng(seed, 23)
+    images, size, cin, cout = _stratum(CONV_STRATA, stratum, rng)
+    return conv_kernel(seed, images, size, _jitter(rng, cin), _jitter(rng, cout))
+
+
+def mlp_variant(seed: int, stratum: int | None = None) -> Graph:
+    rng = _rng(seed, 24)
+    m, k, n = (_jitter(rng, d) for d in _stratum(MLP_STRATA, stratum, rng))
+    return dense_kernel(seed, m, k, n, "gelu")
+
+
+#: The ops the unit part asks about, by kind: contractions, elementwise, reductions, moves.
+UNIT_OPS = {
+    "contraction": ("matmul",),
+    "elementwise": ("add", "mul", "relu", "exp", "gelu", "maximum"),
+    "reduction": ("sum", "max"),
+    "transfer": ("load", "store"),
+}
+UNIT_DTYPES = {"contraction": ("f32", "f16", "i8"), "elementwise": ("f32", "f16", "i32"),
+               "reduction": ("f32", "f16"), "transfer": ("f32", "f16", "i8")}  # fmt: skip
+
+
+def units_items(seed: int, count: int = 16) -> dict:
+    """Part 1's items: ``count`` ops of a kernel, each ``{"op", "dtype", "shapes"}`` (the
+    input shapes; a matmul's are ``[[m, k], [k, n]]``), every kind of op represented."""
+    rng = _rng(seed, 25)
+    kinds = list(UNIT_OPS)
+    items = []
+    for i in range(count):
+        kind = kinds[i % len(kinds)] if i < 2 * len(kinds) else str(rng.choice(kinds))
+        op = str(rng.choice(UNIT_OPS[kind]))
+        floats_only = op in ("exp", "gelu")  # transcendental: floating point only
+        dtype = str(rng.choice(UNIT_DTYPES[kind][: 2 if floats_only else 3]))
+        r, c = (int(rng.choice((16, 32, 64, 128, 256))) for _ in range(2))
+        if kind == "contraction":
+            shapes = [[r, c], [c, int(rng.choice((16, 32, 64, 128)))]]
+        elif op in ("add", "mul", "maximum"):
+            shapes = [[r, c], [r, c]]
+        else:
+            shapes = [[r, c]]
+        items.append({"op": op, "dtype": dtype, "shapes": shapes})
+    order = rng.permutation(len(items))
+    return {"items": [items[int(i)] for i in order]}

@@ -28,6 +28,9 @@ classify   ``pattern_of(op)``,            exact: correct items beyond a constant
            ``may_fuse(producer, consumer)``
 fusion     ``fn(graph, chip) -> Partition`` cycles between reference and no fusion
 liveness   ``fn(graph, schedule)``          exact: fraction of correct usage records
+units      ``fn(item, chip)``              exact: unit beyond chance, and its cycles
+program    ``fn(kb)`` (a KernelBuilder)     cycles of the learner's instructions (and the
+                                          DMA overlap, where the part says so)
 first_fit  ``fn(records, alignment=64)``    exact: fraction of offsets equal to first fit's
 arena      ``fn(records, alignment=64)``    arena bytes between reference and naive planner
 plan       ``fn(records, alignment=64)``    cycles of the compiled program (no fusion)
@@ -122,6 +125,8 @@ class Part:
             (the open challenges: the course's simple pass earns half, see
             :func:`~grader.scoring.credit.credit`); ``""``: linear from naive to reference.
         slack: full credit within this fraction of the reference's result.
+        naive: the strategy that earns nothing (``""``: the instance kind's own naive
+            answer: no fusion, no reuse).
     """
 
     id: str
@@ -134,6 +139,7 @@ class Part:
     instances: tuple[Instance, ...]
     baseline: str = ""
     slack: float = 0.0
+    naive: str = ""
 
     def visible(self) -> list[Instance]:
         """The instances a learner sees and practises on (not counted in the grade)."""
@@ -256,6 +262,7 @@ def _hidden(
 HIDDEN_PER_FAMILY = {
     "classify": 1, "chains": 6, "dense": 6, "transformer": 4, "cnn": 4,
     "liveness": 24, "first_fit": 24, "arena": 16, "plan": 4, "tight": 4,
+    "units": 2, "tiling": 4, "streaming": 4, "conv": 4, "mlp": 4,
 }  # fmt: skip
 H = HIDDEN_PER_FAMILY
 #: The open challenges give full credit within this fraction of the reference: the course's
@@ -418,13 +425,102 @@ MEMORY_PARTS = (
     ),
 )
 
+#: Part 1's visible items: the ops of a dense layer's kernel, and an int8 one.
+UNITS_VISIBLE = {
+    "items": [
+        {"op": "load", "dtype": "f32", "shapes": [[64, 128]]},
+        {"op": "matmul", "dtype": "f32", "shapes": [[64, 128], [128, 64]]},
+        {"op": "add", "dtype": "f32", "shapes": [[64, 64], [64, 64]]},
+        {"op": "relu", "dtype": "f32", "shapes": [[64, 64]]},
+        {"op": "store", "dtype": "f32", "shapes": [[64, 64]]},
+        {"op": "matmul", "dtype": "i8", "shapes": [[64, 128], [128, 64]]},
+        {"op": "sum", "dtype": "f32", "shapes": [[64, 64]]},
+    ]
+}
+
+
+def _units_hidden(seed: int, stratum: int = 0) -> dict:
+    return graphs.units_items(seed, 24)
+
+
+INSTGEN_PARTS = (
+    Part(
+        "instgen_units",
+        "instruction_generation",
+        N_("which unit runs each op, and for how many cycles"),
+        2,
+        ("choose_unit",),
+        (),
+        (),
+        (
+            _inst("units_a", "units", lambda _s: UNITS_VISIBLE),
+            *_hidden("units_h", "units", _units_hidden, H["units"], strata=True),
+        ),
+    ),
+    Part(
+        "instgen_tiling",
+        "instruction_generation",
+        N_("tiling a matmul and its epilogue into SRAM"),
+        3,
+        ("tile_kernel",),
+        (),
+        ("single",),
+        (
+            _inst("dense_a", "program", lambda s: graphs.dense_kernel(s, 256, 256, 256, "relu")),
+            *_hidden("tiling_h", "program", graphs.tiling_variant, H["tiling"], strata=True),
+        ),
+        naive="smallest",
+    ),
+    Part(
+        "instgen_double",
+        "instruction_generation",
+        N_("double buffering: the next tile's DMA under this tile's compute"),
+        3,
+        ("double_buffer",),
+        (),
+        ("double",),
+        (
+            _inst(
+                "skinny_a", "program", lambda s: graphs.dense_kernel(s, 32, 1024, 512, "relu"), 1
+            ),  # fmt: skip
+            *_hidden(
+                "stream_h", "program", graphs.streaming_variant, H["streaming"], strata=True
+            ),  # fmt: skip
+        ),
+        naive="single",
+    ),
+    Part(
+        "instgen_challenge",
+        "instruction_generation",
+        N_("open challenge: a ResNet conv block and a transformer MLP layer"),
+        4,
+        ("my_kernel",),
+        (),
+        ("double",),
+        (
+            _inst("conv_a", "program", lambda s: graphs.conv_kernel(s, 2, 16, 32, 64)),
+            _inst(
+                "mlp_a", "program", lambda s: graphs.dense_kernel(s, 64, 256, 1024, "gelu"), 2
+            ),  # fmt: skip
+            *_hidden("conv_h", "program", graphs.conv_variant, H["conv"], strata=True),
+            *_hidden("mlp_h", "program", graphs.mlp_variant, H["mlp"], strata=True),
+        ),
+        baseline="single",
+        naive="smallest",
+    ),
+)
+
+#: Parts whose score also weighs the DMA overlap the simulator measures (half the credit).
+OVERLAP_PARTS = ("instgen_double",)
+
 #: Every part, by id (= the nbgrader grade_id of its test cell).
-PARTS: dict[str, Part] = {p.id: p for p in (*FUSION_PARTS, *MEMORY_PARTS)}
+PARTS: dict[str, Part] = {p.id: p for p in (*FUSION_PARTS, *MEMORY_PARTS, *INSTGEN_PARTS)}
 
 #: The assignments and their parts, in notebook order.
 ASSIGNMENTS: dict[str, tuple[str, ...]] = {
     "fusion": tuple(p.id for p in FUSION_PARTS),
     "memory_planning": tuple(p.id for p in MEMORY_PARTS),
+    "instruction_generation": tuple(p.id for p in INSTGEN_PARTS),
 }
 
 

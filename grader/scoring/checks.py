@@ -25,7 +25,7 @@ import numpy as np
 
 from chipsim.errors import ChipsimError
 from chipsim.i18n import tr
-from grader.problems.parts import ALIGNMENT, CHIP, Instance, Part, get_part
+from grader.problems.parts import ALIGNMENT, CHIP, OVERLAP_PARTS, Instance, Part, get_part
 from grader.scoring.answer import graph_fingerprint, records_fingerprint
 from grader.scoring.credit import BASELINE_CREDIT, InstanceScore, credit
 
@@ -144,7 +144,48 @@ def baseline(part_id: str, instance_id: str, seed: int | None = None) -> dict[st
             "shown": best,
         }
         return out | ({"baseline": plans[part.baseline].arena_size} if simple else {})
+    if inst.kind == "program":
+        names = {*part.reference, *simple, part.naive or "smallest"}
+        ran = {n: run_strategy(n, obj) for n in sorted(names)}
+        best = min(part.reference, key=lambda n: (ran[n].cycles, part.reference.index(n)))
+        out = {"reference": ran[best].cycles, "naive": ran[part.naive or "smallest"].cycles,
+               "shown": ran[best], "overlap": ran[best].overlap}  # fmt: skip
+        return out | ({"baseline": ran[part.baseline].cycles} if simple else {})
     raise KeyError(f"instance kind {inst.kind!r} has no baseline")
+
+
+class Ran:
+    """A kernel's program after a timing run: what the scoring and the picture read."""
+
+    def __init__(self, builder: Any) -> None:
+        from chipsim.runtime.handwritten import dma_overlap, run_kernel
+
+        self.builder = builder
+        self.report = run_kernel(builder, functional=False)[1]
+        self.cycles = self.report.cycles
+        self.overlap = dma_overlap(self.report.records)
+
+
+#: The naive program's tile edge: the smallest blocks the code generator would try.
+SMALLEST_BLOCK = 16
+
+
+def run_strategy(name: str, graph: Any) -> Ran:
+    """The code generator's program for a one-kernel ``graph``, run: ``double`` (its own
+    tiles, double buffered), ``single`` (its own tiles for single buffers) or ``smallest``
+    (16 x 16 x 16 tiles, single buffered: a correct loop nest that chose nothing)."""
+    from chipsim.codegen.blocked import Blocks
+    from chipsim.codegen.builder import generated
+
+    chip = _chip()
+    if name == "double":
+        return Ran(generated(graph, chip, double_buffer=True))
+    if name == "single":
+        return Ran(generated(graph, chip, double_buffer=False))
+    if name == "smallest":
+        n = SMALLEST_BLOCK
+        return Ran(generated(graph, chip, blocks=Blocks(n, n, n, 1)))
+    raise KeyError(f"unknown program strategy {name!r}")
 
 
 # -- the checks ----------------------------------------------------------------------------
@@ -356,7 +397,77 @@ def _record_text(size: Any, first: Any, last: Any) -> str:
     return tr("{size} B live [{first}, {last})", size=size, first=first, last=last)
 
 
+def _units(part: Part, inst: Instance, answer: dict) -> InstanceScore:
+    """Each item's unit (beyond a constant guess) and its cycles (exact, from the chip's
+    costs); half the credit each."""
+    from chipsim.codegen.units import unit_and_cycles
+
+    items = built(part.id, inst.id, inst.seed)["items"]
+    given = field(answer, "units", list)
+    chip = _chip()
+    truth = [unit_and_cycles(i["op"], i["dtype"], i["shapes"], chip) for i in items]
+    if len(given) != len(items):
+        raise ValueError(f"{len(given)} answers for {len(items)} items")
+    right_units = right_cycles = 0
+    wrong = []
+    for item, (unit, cycles), mine in zip(items, truth, given, strict=True):
+        ok_unit = isinstance(mine, list) and len(mine) == 2 and mine[0] == unit
+        ok_cycles = isinstance(mine, list) and len(mine) == 2 and mine[1] == cycles
+        right_units += ok_unit
+        right_cycles += ok_cycles
+        if not (ok_unit and ok_cycles) and len(wrong) < 3:
+            yours = tr("yours {answer}", answer=mine)
+            wrong.append(f"{item['op']} {item['dtype']} {item['shapes']}: {unit}, {cycles:,} "
+                         f"({yours})")  # fmt: skip
+    n = len(items)
+    guess = _constant_best(u for u, _ in truth)
+    fraction = 0.5 * beyond_chance(right_units, n, guess) + 0.5 * right_cycles / n
+    msg = tr(
+        "units {right_units} of {n} right (one unit for everything gets {guess}, which earns "
+        "nothing), cycles {right_cycles} of {n} right",
+        right_units=right_units, n=n, guess=guess, right_cycles=right_cycles,
+    )  # fmt: skip
+    if wrong:
+        msg += tr("; expected {items}", items="; ".join(wrong))
+    return InstanceScore(inst.id, fraction, msg)
+
+
+def _program(part: Part, inst: Instance, answer: dict) -> InstanceScore:
+    """Rebuild the learner's instructions (:func:`~chipsim.codegen.builder.assemble` checks
+    each), check every output is stored and the values match the reference interpreter, then
+    score the cycles (and, for a double-buffering part, the DMA overlap)."""
+    from chipsim.codegen.builder import assemble
+    from chipsim.ir import interpret
+    from chipsim.runtime.handwritten import run_kernel
+
+    graph = built(part.id, inst.id, inst.seed)
+    if answer.get("graph") != graph_fingerprint(graph):
+        return InstanceScore(inst.id, 0.0, tr("this answer is for a different graph"), invalid=True)
+    kb = assemble(graph, _chip(), field(answer, "program", list))
+    hole = kb.missing()
+    if hole:
+        return InstanceScore(inst.id, 0.0, hole, invalid=True)
+    args = random_inputs(graph)
+    got, _ = run_kernel(kb, *args)
+    bad = _compare(interpret(graph, *args), got)
+    if bad:
+        return InstanceScore(inst.id, 0.0, bad, invalid=True)
+    mine = Ran(kb)
+    base = baseline(part.id, inst.id, inst.seed)
+    score = _timed(part, inst, mine.cycles, base, "cycles", (mine, base["shown"]))
+    if part.id in OVERLAP_PARTS:
+        share = min(1.0, mine.overlap / base["overlap"]) if base["overlap"] > 0 else 1.0
+        fraction = 0.5 * score.fraction + 0.5 * share
+        msg = tr("{timed}; DMA overlapped with compute {mine:.0%} of its time, the "
+                 "reference {ref:.0%}", timed=score.message, mine=mine.overlap,
+                 ref=base["overlap"])  # fmt: skip
+        score = replace(score, fraction=fraction, message=msg)
+    return score
+
+
 _CHECKS = {
+    "units": _units,
+    "program": _program,
     "classify": _classify,
     "fusion": _fusion,
     "plan": _plan_kind,
@@ -392,8 +503,12 @@ def _mismatch(graph: Any, prog: Any) -> str:
     from chipsim.ir import interpret
 
     args = random_inputs(graph)
-    want = interpret(graph, *args)
     got, _ = prog.run(*args)
+    return _compare(interpret(graph, *args), got)
+
+
+def _compare(want: list, got: list) -> str:
+    """Empty when every output in ``got`` matches ``want`` within the tolerances."""
     for k, (w, g) in enumerate(zip(want, got, strict=True)):
         # NaN/inf on random inputs (log of a negative) must match in place; scale from finite values
         finite = np.abs(w[np.isfinite(w)])
