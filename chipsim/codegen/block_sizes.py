@@ -31,6 +31,7 @@ from chipsim.codegen.kernel import KernelSpec
 from chipsim.hw.chip import Chip
 from chipsim.hw.isa import Operand, cost
 from chipsim.ir.graph import Value
+from chipsim.reference import reference_for
 from chipsim.target import Level
 
 MIN_BLOCK = 16  # smallest tile edge tried first (smaller tiles only when nothing else fits)
@@ -126,6 +127,7 @@ _CHOSEN: dict[Hashable, Blocks | None] = {}
 _CHOSEN_LIMIT = 4096
 
 
+@reference_for("instruction_generation")
 def choose_blocks(
     bk: BlockedKernel, kernel: KernelSpec, chip: Chip, window: tuple[int, int], double_buffer: bool
 ) -> Blocks | None:
@@ -151,6 +153,7 @@ def choose_blocks(
     return _CHOSEN[key]
 
 
+@reference_for("instruction_generation")
 def search_blocks(
     bk: BlockedKernel, kernel: KernelSpec, chip: Chip, window: tuple[int, int], double_buffer: bool
 ) -> Blocks | None:

@@ -52,6 +52,7 @@ from chipsim.ir.graph import Node, Value
 from chipsim.ir.ops import check_attrs, get_op
 from chipsim.passes.memory.liveness import align_up
 from chipsim.passes.placement import ALIGN
+from chipsim.reference import reference_for
 from chipsim.target import Level
 
 
@@ -330,6 +331,7 @@ class _Emitter:
         return instrs
 
 
+@reference_for("instruction_generation")
 def emit_blocked(
     kernel: KernelSpec,
     chip: Chip,

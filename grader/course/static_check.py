@@ -55,7 +55,9 @@ FORBIDDEN_NAMES = frozenset(
         "first_fit", "search", "naive", "get_planner", "PLANNERS", "plan_memory", "liveness",
         "records_from_uses", "kernel_records", "place_in_order", "topological_groups",
         "fits", "checks", "baseline", "fusion_strategy", "plan_strategy", "rule_fusion",
-        "autotune", "estimate_fits", "CostSearch",
+        "autotune", "estimate_fits", "CostSearch", "generated", "unit_and_cycles",
+        "emit_blocked", "choose_blocks", "search_blocks", "estimate_cycles", "compute_instrs",
+        "run_strategy",
     }
 )  # fmt: skip
 #: Attributes that reach inside modules and objects.

@@ -42,9 +42,9 @@ from grader.problems.parts import PARTS
 from grader.scoring.credit import PartScore
 
 #: The open-challenge parts (full credit near the reference; better is possible).
-CHALLENGES = ("fusion_challenge", "memory_challenge")
+CHALLENGES = ("fusion_challenge", "memory_challenge", "instgen_challenge")
 #: The unit of each instance kind's number.
-UNITS = {"fusion": "cycles", "plan": "cycles", "arena": "bytes"}
+UNITS = {"fusion": "cycles", "plan": "cycles", "arena": "bytes", "program": "cycles"}
 
 
 def measured(score: PartScore) -> dict[str, dict[str, Any]]:
@@ -225,8 +225,8 @@ def write(course: Path, pseudonyms: bool = False) -> tuple[Path, Path]:
 #: The course's landmarks, as rows of the table (name, how to read it).
 LANDMARKS = (
     ("course reference", None),
-    ("simple baseline (greedy by size)", "baseline"),
-    ("no fusion / no reuse (naive)", "naive"),
+    ("simple baseline (greedy by size; single buffers)", "baseline"),
+    ("no fusion / no reuse / smallest tiles (naive)", "naive"),
 )
 
 

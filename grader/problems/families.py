@@ -213,9 +213,9 @@ def dense_kernel(seed: int, m: int, k: int, n: int, act: str | None = None) -> G
     return b.build(b.op(act, b.op("add", b.op("matmul", x, w), bias)))
 
 
-def conv_kernel(seed: int, images: int, size: int, cin: int, cout: int) -> Graph:
+def conv_kernel(seed: int, images: int, size: int, cin: int, cout: int, act: str = "relu") -> Graph:
     """A ResNet block's first kernel: 3x3 conv -> batchnorm (folded to a per-channel scale
-    and shift, as inference does) -> relu; NHWC, every tensor an input in DRAM."""
+    and shift, as inference does) -> ``act``; NHWC, every tensor an input in DRAM."""
     from chipsim.ir import GraphBuilder, f32
 
     b = GraphBuilder(f"conv{seed}")
@@ -223,7 +223,7 @@ def conv_kernel(seed: int, images: int, size: int, cin: int, cout: int) -> Graph
     w = b.input((3, 3, cin, cout), f32, "w")
     scale, shift = b.input((cout,), f32, "scale"), b.input((cout,), f32, "shift")
     y = b.op("conv2d", x, w, padding="same")
-    return b.build(b.op("relu", b.op("add", b.op("mul", y, scale), shift)))
+    return b.build(b.op(act, b.op("add", b.op("mul", y, scale), shift)))
 
 
 #: Dense kernels too big for SRAM whole (x, w and the output together pass 512 KiB).
@@ -236,9 +236,12 @@ CONV_STRATA = ((2, 16, 32, 64), (4, 8, 64, 64), (1, 16, 64, 32), (2, 8, 32, 128)
 MLP_STRATA = ((64, 256, 1024), (128, 512, 256), (32, 768, 768), (96, 384, 512))
 
 
-def _jitter(rng: np.random.Generator, n: int) -> int:
-    """``n`` or a nearby multiple of 16 (the draw moves sizes off the strata's round numbers)."""
-    return max(16, n + 16 * int(rng.integers(-2, 3)))
+def _jitter(rng: np.random.Generator, n: int, steps: int = 4) -> int:
+    """``n`` moved by up to ``steps`` steps of ``n / 16`` (at least 4, the tensor core's
+    tile): the draw moves sizes off the strata's round numbers (ragged last tiles), keeps
+    their scale, and makes two draws rarely alike."""
+    step = max(4, n // 16)
+    return max(step, n + step * int(rng.integers(-steps, steps + 1)))
 
 
 def tiling_variant(seed: int, stratum: int | None = None) -> Graph:
@@ -250,19 +253,22 @@ def tiling_variant(seed: int, stratum: int | None = None) -> Graph:
 def streaming_variant(seed: int, stratum: int | None = None) -> Graph:
     rng = _rng(seed, 22)
     m, k, n = _stratum(STREAMING_STRATA, stratum, rng)
-    return dense_kernel(seed, m, _jitter(rng, k), _jitter(rng, n))
+    return dense_kernel(seed, _jitter(rng, m, 2), _jitter(rng, k, 8), _jitter(rng, n, 8))
 
 
 def conv_variant(seed: int, stratum: int | None = None) -> Graph:
     rng = _rng(seed, 23)
     images, size, cin, cout = _stratum(CONV_STRATA, stratum, rng)
-    return conv_kernel(seed, images, size, _jitter(rng, cin), _jitter(rng, cout))
+    images = max(1, images + int(rng.integers(-1, 2)))
+    size = max(4, size + 2 * int(rng.integers(-3, 4)))
+    act = str(rng.choice(("relu", "relu", *ACTIVATIONS[1:])))  # mostly ResNet's relu
+    return conv_kernel(seed, images, size, _jitter(rng, cin, 2), _jitter(rng, cout, 4), act)
 
 
 def mlp_variant(seed: int, stratum: int | None = None) -> Graph:
     rng = _rng(seed, 24)
-    m, k, n = (_jitter(rng, d) for d in _stratum(MLP_STRATA, stratum, rng))
-    return dense_kernel(seed, m, k, n, "gelu")
+    m, k, n = _stratum(MLP_STRATA, stratum, rng)
+    return dense_kernel(seed, _jitter(rng, m, 8), _jitter(rng, k, 4), _jitter(rng, n, 8), "gelu")
 
 
 #: The ops the unit part asks about, by kind: contractions, elementwise, reductions, moves.

@@ -510,7 +510,8 @@ INSTGEN_PARTS = (
     ),
 )
 
-#: Parts whose score also weighs the DMA overlap the simulator measures (half the credit).
+#: Parts whose score also weighs the DMA overlap the simulator measures: half the credit,
+#: all of it when the cycles are at or below the reference's (the overlap did its job).
 OVERLAP_PARTS = ("instgen_double",)
 
 #: Every part, by id (= the nbgrader grade_id of its test cell).
