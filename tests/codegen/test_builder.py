@@ -53,8 +53,8 @@ def loop_nest(kb: KernelBuilder, rows: int, cols: int, inner: int, buffers: int)
         size = align(kb.tile_bytes(name, full))
         offsets[name] = [cursor + i * size for i in range(buffers)]
         cursor += buffers * size
-    steps = [(r, c, k) for r in range(0, ext["rows"], rows)
-             for c in range(0, ext["cols"], cols) for k in range(0, ext["inner"], inner)]  # fmt: skip
+    steps = [(r, c, k) for r in range(0, ext["rows"], rows) for c in range(0, ext["cols"], cols)
+             for k in range(0, ext["inner"], inner)]  # fmt: skip
     last, count, plan = {}, dict.fromkeys(offsets, -1), []
     for r, c, k in steps:
         t = kb.tile((r, min(rows, ext["rows"] - r)), (c, min(cols, ext["cols"] - c)),
