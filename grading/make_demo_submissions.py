@@ -2,7 +2,7 @@
 
     .venv/bin/python grading/make_demo_submissions.py
 
-Learners (both assignments): ``ada_blank`` (the released notebook, untouched),
+Learners (every assignment): ``ada_blank`` (the released notebook, untouched),
 ``ben_partial`` (the first two parts), ``cai_strong`` (three parts, and a valid but simple
 challenge answer, plus debugging prints), ``dee_full`` (the reference solution). Built from
 ``exercises/`` and ``solutions/`` so they stay in step with the notebooks.
@@ -16,7 +16,7 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "grading" / "demo_submissions"
-ASSIGNMENTS = ("fusion", "memory_planning")
+ASSIGNMENTS = ("fusion", "memory_planning", "instruction_generation")
 
 #: A valid but simple challenge answer per assignment (reuses the learner's own part-2/3 code).
 SIMPLE_CHALLENGE = {
@@ -24,6 +24,8 @@ SIMPLE_CHALLENGE = {
     "    return fuse_chains(graph, chip)\n",
     "memory_planning": "def my_planner(records, alignment=64):\n    print('first fit for now')\n"
     "    return first_fit_plan(records, alignment)\n",
+    "instruction_generation": "def my_kernel(kb):\n    print('my part 3 kernel for now')\n"
+    "    return double_buffer(kb)\n",
 }
 
 

@@ -38,10 +38,13 @@ MATHJAX_CDN = "https://cdnjs.cloudflare.com/ajax/libs/mathjax/"
 def _answers():
     from chipsim.passes.fusion import fuse_elementwise_chains
     from chipsim.passes.memory.registry import greedy_by_size
+    from grader.scoring.spread import model_functions
 
     return {
         "fusion": ("fusion_challenge", fuse_elementwise_chains),
         "memory_planning": ("memory_challenge", greedy_by_size),
+        # the model solution's kernel (the code generator's own program is not data)
+        "instruction_generation": ("instgen_challenge", model_functions()["instgen_challenge"][0]),
     }
 
 
@@ -110,7 +113,7 @@ def feedback_pages(tmp_path_factory):
 #: The smallest height/width a picture may have (grader.feedback.render.figure): two stacked
 #: full-width timelines are 11 x 6.4 in (0.58), two memory plans side by side 11 x 3.4 in
 #: (0.31). The memory challenge's first pictured instance may be either kind.
-MIN_ASPECT = {"fusion": 0.5, "memory_planning": 0.25}
+MIN_ASPECT = {"fusion": 0.5, "memory_planning": 0.25, "instruction_generation": 0.5}
 
 
 @pytest.mark.parametrize("assignment", sorted(MIN_ASPECT))

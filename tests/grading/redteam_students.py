@@ -596,3 +596,67 @@ def memory_students(released, solution) -> dict:
             {"memory_challenge": 0.0},
         ),
     }
+
+
+#: The points of every instruction-generation part (full marks).
+FULL_INSTGEN = {
+    "instgen_units": 2.0,
+    "instgen_tiling": 3.0,
+    "instgen_double": 3.0,
+    "instgen_challenge": 4.0,
+}
+
+GENERATED_KERNEL = """
+from chipsim.codegen.builder import generated
+
+
+def my_kernel(kb):  # the code generator's own program, asked for by name
+    return generated(kb.graph, kb.chip)
+"""
+REFERENCE_UNITS = """
+from chipsim.codegen.units import unit_and_cycles
+
+
+def choose_unit(item, chip):  # the code generator's own rule and costs
+    return unit_and_cycles(item["op"], item["dtype"], item["shapes"], chip)
+"""
+SKIPPED_SUM = """
+def my_kernel(kb):
+    \"\"\"Fast but wrong: every sum over its last inner block only.\"\"\"
+    ext, (x, w) = kb.extents, kb.operands
+    acc = kb.names[kb.contraction]
+    made = {out for out, _, _ in kb.epilogue_ops}
+    extra = [v for _, _, ins in kb.epilogue_ops for v in ins if v not in made and v != acc]
+    k0 = max(0, ext["inner"] - 16)
+    for r in range(0, ext["rows"], 16):
+        for c in range(0, ext["cols"], 16):
+            t = kb.tile((r, min(16, ext["rows"] - r)), (c, min(16, ext["cols"] - c)),
+                        (k0, ext["inner"] - k0))
+            where, at = {}, 0
+            for name in (x, w, *extra):
+                where[name] = kb.load(name, t, at)
+                at += -(-kb.tile_bytes(name, t) // 64) * 64
+            out = kb.contract(t, at, {x: where[x], w: where[w]})
+            for value, _op, ins in kb.epilogue_ops:
+                kb.epilogue(value, t, at, {v: where.get(v, out) for v in ins})
+            kb.store(kb.outputs[0], t, at)
+    return kb
+"""
+
+
+def instgen_students(released, solution) -> dict:
+    """name -> (submitted instruction-generation notebook, the parts it must lose)."""
+    solved = {f"{p}_code" for p in FULL_INSTGEN}
+
+    def sol(**replace):
+        return mix(released, solution, solved, {f"{k}_code": v for k, v in replace.items()})
+
+    return {
+        "honest_instgen_reference": (solution, {}),
+        "rt_instgen_generated": (sol(instgen_challenge=GENERATED_KERNEL),
+                                 {"instgen_challenge": 0.0}),
+        "rt_instgen_reference_units": (sol(instgen_units=REFERENCE_UNITS),
+                                       {"instgen_units": 0.0}),
+        "rt_instgen_skipped_sum": (sol(instgen_challenge=SKIPPED_SUM),
+                                   {"instgen_challenge": 0.0}),
+    }  # fmt: skip

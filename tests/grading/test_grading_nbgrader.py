@@ -162,9 +162,44 @@ def test_memory_planning_blank_reference_partial_noisy(tmp_path):
     assert g["noisy"] == g["reference"]
 
 
+def test_instruction_generation_blank_reference_and_single_buffered(tmp_path):
+    """The released notebook scores 0 on every part, the model solution full marks; a
+    learner who never double-buffers loses part 3 and half of the challenge."""
+    course = make_course(tmp_path)
+    name = "instruction_generation"
+    done = nbgrader(course, "generate_assignment", name, "--force")
+    assert done.returncode == 0, done.stderr
+    released = nbformat.read(course / "gradebook" / "release" / name / f"{name}.ipynb", 4)
+    solution = nbformat.read(course / "solutions" / name / f"{name}.ipynb", 4)
+    single = {
+        "instgen_double_code": "def double_buffer(kb):\n    return tile_kernel(kb)\n",
+        "instgen_challenge_code": "def my_kernel(kb):\n    return tile_kernel(kb)\n",
+    }
+    students = {
+        "blank": released,
+        "reference": solution,
+        "single": mix(released, solution, {"instgen_units_code", "instgen_tiling_code"}, single),
+    }
+    for student, nb in students.items():
+        submit_notebook(course, name, student, nb)
+    done = nbgrader(course, "autograde", name, "--create")
+    assert done.returncode == 0, done.stdout + done.stderr
+    g = grades(course, name)
+    assert total(g["blank"]) == 0.0
+    assert g["reference"] == {
+        "instgen_units": 2.0,
+        "instgen_tiling": 3.0,
+        "instgen_double": 3.0,
+        "instgen_challenge": 4.0,
+    }
+    assert g["single"]["instgen_units"] == 2.0 and g["single"]["instgen_tiling"] == 3.0
+    assert g["single"]["instgen_double"] < 1.5  # the overlap half is lost
+    assert 1.5 <= g["single"]["instgen_challenge"] < 3.5  # about the single-buffered baseline
+
+
 def test_released_exercises_match_a_fresh_generation(tmp_path):
     course = make_course(tmp_path)
-    for name in ("fusion", "memory_planning"):
+    for name in ("fusion", "memory_planning", "instruction_generation"):
         done = nbgrader(course, "generate_assignment", name, "--force")
         assert done.returncode == 0, done.stderr
         fresh = course / "gradebook" / "release" / name / f"{name}.ipynb"

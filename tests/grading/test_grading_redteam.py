@@ -22,7 +22,14 @@ from grading_course import (
     nbgrader,
     submit_notebook,
 )
-from redteam_students import FULL, FULL_MEMORY, memory_students, students
+from redteam_students import (
+    FULL,
+    FULL_INSTGEN,
+    FULL_MEMORY,
+    instgen_students,
+    memory_students,
+    students,
+)
 
 from grader.gradebook.pool import grade_all
 
@@ -38,13 +45,18 @@ TIMEOUT = 90
 @pytest.fixture(scope="module")
 def redteam(tmp_path_factory):
     course = make_sandbox_course(tmp_path_factory.mktemp("redteam"))
-    for assignment in ("fusion", "memory_planning"):
+    for assignment in ASSIGNMENTS:
         done = nbgrader(course, "generate_assignment", assignment, "--force")
         assert done.returncode == 0, done.stderr
     released = nbformat.read(course / "gradebook" / "release" / "fusion" / "fusion.ipynb", 4)
     solution = nbformat.read(course / "solutions" / "fusion" / "fusion.ipynb", 4)
     path = Path("memory_planning") / "memory_planning.ipynb"
     memory = memory_students(
+        nbformat.read(course / "gradebook" / "release" / path, 4),
+        nbformat.read(course / "solutions" / path, 4),
+    )
+    path = Path("instruction_generation") / "instruction_generation.ipynb"
+    instgen = instgen_students(
         nbformat.read(course / "gradebook" / "release" / path, 4),
         nbformat.read(course / "solutions" / path, 4),
     )
@@ -60,6 +72,8 @@ def redteam(tmp_path_factory):
     (scratch / "notes.txt").write_text("mine\n")
     for name, (nb, _) in memory.items():
         submit_notebook(course, "memory_planning", name, nb)
+    for name, (nb, _) in instgen.items():
+        submit_notebook(course, "instruction_generation", name, nb)
     run = grade_all(
         course,
         workers=2,
@@ -72,19 +86,23 @@ def redteam(tmp_path_factory):
     # person to look at).
     g = {
         s: {k: (v or 0.0) for k, v in parts.items()}
-        for assignment in ("fusion", "memory_planning")
+        for assignment in ASSIGNMENTS
         for s, parts in grades(course, assignment).items()
     }
-    return course, g, {**cases, **memory}, before, checks
+    return course, g, {**cases, **memory, **instgen}, before, checks
 
 
-def expected(losses: dict[str, float]) -> dict[str, float]:
-    full = FULL_MEMORY if set(losses) & set(FULL_MEMORY) else FULL
-    return {**full, **losses}
+#: Every assignment the red team attacks (the course's three).
+ASSIGNMENTS = ("fusion", "memory_planning", "instruction_generation")
 
 
 def full_marks(name: str) -> dict[str, float]:
-    return FULL_MEMORY if "memory" in name else FULL
+    return FULL_MEMORY if "memory" in name else FULL_INSTGEN if "instgen" in name else FULL
+
+
+def expected(losses: dict[str, float]) -> dict[str, float]:
+    full = next((f for f in (FULL_MEMORY, FULL_INSTGEN) if set(losses) & set(f)), FULL)
+    return {**full, **losses}
 
 
 def test_honest_students_get_full_marks(redteam):
@@ -157,6 +175,12 @@ def test_feedback_names_the_reason(redteam):
     assert "transformer_h1: 0.0% credit" in hard and "whole part scores 0" in hard
     shaped = _cell_text(course, "rt_forged_shape", "fusion_patterns")
     assert '"patterns" must be dict, not bool' in shaped
+    instgen = "instruction_generation"
+    for name, part in (("rt_instgen_generated", "instgen_challenge"),
+                       ("rt_instgen_reference_units", "instgen_units")):  # fmt: skip
+        assert unavailable in _cell_text(course, name, part, instgen), name
+    skipped_sum = _cell_text(course, "rt_instgen_skipped_sum", "instgen_challenge", instgen)
+    assert "not numerically equivalent" in skipped_sum and "whole part scores 0" in skipped_sum
 
 
 def test_a_flood_of_display_data_stays_within_the_notebooks_budget(redteam):

@@ -1,10 +1,10 @@
 """A new learner's first day, walked end to end on a fresh checkout in a temporary folder.
 
 What the learner did (issue: the learner's first day): take the course from the README, write
-both assignments, run the test cells, validate, ``make grade-mine`` twice (the second after a
+every assignment, run the test cells, validate, ``make grade-mine`` twice (the second after a
 change), read the feedback pages in a browser, build the leaderboard. What must hold:
 
-* the learner's files (both notebooks, a cell of their own, a helper module) are never
+* the learner's files (every notebook, a cell of their own, a helper module) are never
   written by a course command: byte for byte the same after each ``make grade-mine``, on a
   fresh gradebook and again;
 * the test cell's provisional score on the visible instances is the grader's on them;
@@ -38,7 +38,7 @@ from grading_course import mix  # noqa: E402
 
 pytestmark = pytest.mark.grading
 
-ASSIGNMENTS = ("fusion", "memory_planning")
+ASSIGNMENTS = ("fusion", "memory_planning", "instruction_generation")
 MY_CELL = "# my own notes: plans I tried\nMY_NOTE = 'keep me'\n"
 PROVISIONAL = re.compile(r"Provisional score on the visible instances \((\S+) of (\S+) points\)")
 PREVIEW = re.compile(r"Visible instances \(practice, not counted\): (\S+) points there")
@@ -119,7 +119,7 @@ def _snapshot(course: Path) -> dict[str, bytes]:
 def journey(tmp_path_factory):
     course = _checkout(tmp_path_factory.mktemp("journey") / "course")
     log = {}
-    for a in ASSIGNMENTS:  # the learner writes both notebooks in exercises/ ...
+    for a in ASSIGNMENTS:  # the learner writes every notebook in exercises/ ...
         path = course / "exercises" / a / f"{a}.ipynb"
         released = nbformat.read(path, 4)
         solution = nbformat.read(course / "solutions" / a / f"{a}.ipynb", 4)
