@@ -17,7 +17,9 @@ from grader.scoring.answer import encode, records_fingerprint
 from grader.scoring.checks import plan_records
 from grader.scoring.spread import ROOT, model_functions, notebook_namespace, spread
 
-SECRETS = {"fusion_challenge": 6, "memory_challenge": 8}  # the slow parts: fewer draws
+SECRETS = {  # the slow parts: fewer draws
+    "fusion_challenge": 6, "memory_challenge": 8, "instgen_tiling": 6, "instgen_challenge": 6,
+}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
