@@ -133,7 +133,7 @@ class KernelBuilder:
     # -- what the kernel is ----------------------------------------------------------------
     @property
     def sram_bytes(self) -> int:
-        """The SRAM the kernel may use: all of it, ``[0, sram_bytes)``."""
+        """The SRAM the kernel may use, all of it (``[0, sram_bytes)``)."""
         return self.chip.sram.capacity_bytes
 
     @property
@@ -148,7 +148,7 @@ class KernelBuilder:
 
     @property
     def epilogue_ops(self) -> list[tuple[str, str, list[str]]]:
-        """The epilogue, in order: ``(value it computes, op, [values it reads])``."""
+        """The epilogue in order, as ``(value it computes, op, [values it reads])``."""
         return [(self.names[n.output], n.op, [self.names[v] for v in n.inputs])
                 for n in self.blocked.epilogue]  # fmt: skip
 
