@@ -80,7 +80,7 @@ def test_assignments_tab_lists_fetches_validates_and_submits(lab):
     listed = call(base, "/assignments?course_id=chipsim-ch4")
     assert listed["success"], listed
     released = {a["assignment_id"] for a in listed["value"] if a["status"] == "released"}
-    assert released == {"fusion", "memory_planning"}
+    assert released == {"fusion", "memory_planning", "instruction_generation"}
     assert (course / "gradebook" / "exchange" / "chipsim-ch4" / "outbound" / "fusion").is_dir()
 
     fetched = call(

@@ -164,7 +164,7 @@ def test_memory_planning_blank_reference_partial_noisy(tmp_path):
 
 def test_released_exercises_match_a_fresh_generation(tmp_path):
     course = make_course(tmp_path)
-    for name in ("fusion", "memory_planning"):
+    for name in ("fusion", "memory_planning", "instruction_generation"):
         done = nbgrader(course, "generate_assignment", name, "--force")
         assert done.returncode == 0, done.stderr
         fresh = course / "gradebook" / "release" / name / f"{name}.ipynb"

@@ -13,7 +13,7 @@ import pytest
 from grading_course import ROOT, mix
 from nbgrader.validator import Validator
 
-ASSIGNMENTS = ("fusion", "memory_planning")
+ASSIGNMENTS = ("fusion", "memory_planning", "instruction_generation")
 
 
 def notebooks(assignment: str):
