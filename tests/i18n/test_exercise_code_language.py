@@ -20,7 +20,7 @@ import pytest
 from chipsim.i18n import read_po, use_language
 
 ROOT = Path(__file__).resolve().parents[2]
-ASSIGNMENTS = ("fusion", "memory_planning")
+ASSIGNMENTS = ("fusion", "memory_planning", "instruction_generation")
 RELEASED = [ROOT / "exercises" / name / f"{name}.ipynb" for name in ASSIGNMENTS]
 HAN = re.compile(r"[\u4e00-\u9fff]")
 NBGRADER_MARK = re.compile(r"^#+ (BEGIN|END) (SOLUTION|HIDDEN TESTS)$")

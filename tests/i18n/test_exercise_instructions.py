@@ -15,7 +15,7 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-ASSIGNMENTS = ("fusion", "memory_planning")
+ASSIGNMENTS = ("fusion", "memory_planning", "instruction_generation")
 NOTEBOOKS = [
     ROOT / folder / name / f"{name}.ipynb"
     for folder in ("solutions", "exercises")

@@ -139,7 +139,7 @@ def test_a_chapter_from_the_chinese_edition_names_its_language(tmp_path):
     assert nb.cells[0].source == "set_language('zh_CN')"
 
 
-@pytest.mark.parametrize("name", ["fusion", "memory_planning"])
+@pytest.mark.parametrize("name", ["fusion", "memory_planning", "instruction_generation"])
 def test_the_exercise_header_states_the_rule_in_both_languages(name):
     nb = nbformat.read(ROOT / "exercises" / name / f"{name}.ipynb", as_version=4)
     english, chinese = nb.cells[0].source.split("\n\n---\n\n")
