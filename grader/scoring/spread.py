@@ -32,7 +32,7 @@ import nbformat
 
 from grader.notebook import _answer_one
 from grader.problems.hidden import seeds_for
-from grader.problems.parts import PARTS, Part
+from grader.problems.parts import ASSIGNMENTS, PARTS, Part
 from grader.sandbox.view import withheld
 from grader.scoring.answer import encode
 from grader.scoring.credit import PartScore
@@ -112,7 +112,7 @@ def spread(
 def model_functions() -> dict[str, tuple[Callable[..., Any], ...]]:
     """``{part id: functions}`` of the course's model solutions (``solutions/``)."""
     out = {}
-    for assignment in ("fusion", "memory_planning"):
+    for assignment in ASSIGNMENTS:
         scope = notebook_namespace(ROOT / "solutions" / assignment / f"{assignment}.ipynb")
         for pid, part in PARTS.items():
             if part.assignment == assignment:
