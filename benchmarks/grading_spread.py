@@ -12,7 +12,9 @@ at full marks on every secret.
   only; one kernel for everything (over-fusion) in part 2; chains without epilogues in part 3
   and as the challenge; liveness that forgets graph outputs live to the end; best fit where
   first fit is asked; first fit where greedy by size is asked; greedy by size as the memory
-  challenge.
+  challenge; unit costs that forget the SRAM floor; one fixed tile size (64 x 64 single
+  buffered, 32 x 64 double buffered) where tiles are to be chosen; the single-buffered
+  program of part 2 as the instruction-generation challenge.
 
     .venv/bin/python benchmarks/grading_spread.py --secrets 20
 """
@@ -64,7 +66,36 @@ def middling_functions() -> dict:
     def greedy(records, alignment=64):
         return memory["greedy_plan"](records, alignment)
 
+    # instruction generation: a fresh copy of the model notebook's namespace, so the changes
+    # below reach only the middling learner's functions
+    ig = notebook_namespace(
+        ROOT / "solutions" / "instruction_generation" / "instruction_generation.ipynb"
+    )
+    ceil_div = ig["ceil_div"]
+
+    def no_sram_floor(fixed, work, per_cycle, sram_bytes, chip):
+        return fixed + ceil_div(work, per_cycle)  # forgets that SRAM bounds a compute unit
+
+    ig["compute_cycles"] = no_sram_floor
+
+    def fixed_tiles(rows, cols, buffers):
+        def lower(kb):  # one tile size for every kernel, the largest inner block that fits
+            ext = kb.extents
+            r, c = min(rows, ext["rows"]), min(cols, ext["cols"])
+            inner = ext["inner"]
+            while ig["emit"](ig["KernelBuilder"](kb.graph, kb.chip), r, c, inner, buffers) is None:
+                if inner <= 16:
+                    return ig["tile_kernel"](kb)  # nothing of that size fits: part 2's answer
+                inner = max(16, inner // 2)
+            return ig["emit"](kb, r, c, inner, buffers)
+
+        return lower
+
     return {
+        "instgen_units": (ig["choose_unit"],),
+        "instgen_tiling": (fixed_tiles(64, 64, 1),),
+        "instgen_double": (fixed_tiles(32, 64, 2),),
+        "instgen_challenge": (ig["tile_kernel"],),
         "fusion_patterns": (pattern_of, may_fuse),
         "fusion_chains": (everything,),
         "fusion_epilogue": (fusion["fuse_chains"],),
