@@ -79,8 +79,13 @@ def figure(instance: str, theirs: Any, reference: Any) -> Any:
 
             plot_timeline(obj.report, ax=ax, max_labels=0)
             kernels = len(obj.report.kernels)
-            title = tr("{who}: {cycles:,} cycles, {kernels} kernels", who=who,
-                       cycles=obj.report.cycles, kernels=kernels)  # fmt: skip
+            if hasattr(obj, "overlap"):  # one hand-written kernel: what its DMA overlapped
+                title = tr("{who}: {cycles:,} cycles, DMA overlapped with compute {share:.0%} "
+                           "of its time", who=who, cycles=obj.report.cycles,
+                           share=obj.overlap)  # fmt: skip
+            else:
+                title = tr("{who}: {cycles:,} cycles, {kernels} kernels", who=who,
+                           cycles=obj.report.cycles, kernels=kernels)  # fmt: skip
             ax.set_title(title, pad=6)
         else:
             title = tr("{who}: arena {bytes:,} B", who=who, bytes=obj.arena_size)
