@@ -126,7 +126,7 @@ class KernelBuilder:
         self.instructions: list[Instr] = []
         self._data: list[dict[str, Any]] = []
         self._held: dict[int, _Held] = {}  # SRAM start offset -> what is there
-        self._stored: dict[Value, list[tuple[tuple[int, int], ...]]] = {}
+        self._stored: dict[Value, list[tuple[tuple, int]]] = {}  # tile key, instruction
         #: the tile sizes, when the code generator chose them (:func:`generated`)
         self.blocks: Blocks | None = None
 
@@ -282,7 +282,9 @@ class KernelBuilder:
                        f"store {self.names[v]}"),
                    {"op": "store", "value": self.names[v], "tile": _tile_data(self, tile),
                     "src": at})  # fmt: skip
-        self._stored.setdefault(v, []).append(_key(self.blocked.maps[v], tile))
+        self._stored.setdefault(v, []).append(
+            (_key(self.blocked.maps[v], tile), len(self.instructions) - 1)
+        )
 
     # -- the result ------------------------------------------------------------------------
     def data(self) -> list[dict[str, Any]]:
@@ -294,13 +296,26 @@ class KernelBuilder:
         for v in self.kernel.outputs:
             shape = v.shape
             seen = _Coverage(shape)
-            for key in self._stored.get(v, []):
+            for key, _by in self._stored.get(v, []):
                 seen.add(key, self.blocked.maps[v])
             hole = seen.first_hole()
             if hole is not None:
                 return (f"output {self.names[v]} element {hole} is never stored: store every "
                         "tile of the output")  # fmt: skip
         return ""
+
+    def stored_by(self, value: str, element: Sequence[int]) -> int | None:
+        """The instruction that last stored ``element`` (an index) of output ``value``."""
+        v = self.value(value)
+        axes = self.blocked.maps[v]
+        found = None
+        for key, by in self._stored.get(v, []):
+            spans = {a: (s, n) for a, s, n in key}
+            inside = all(a is None or a not in spans or spans[a][0] <= i < sum(spans[a])
+                         for i, a in zip(element, axes, strict=False))  # fmt: skip
+            if inside:
+                found = by
+        return found
 
     def __len__(self) -> int:
         return len(self.instructions)

@@ -449,9 +449,18 @@ def _program(part: Part, inst: Instance, answer: dict) -> InstanceScore:
         return InstanceScore(inst.id, 0.0, hole, invalid=True)
     args = random_inputs(graph)
     got, _ = run_kernel(kb, *args)
-    bad = _compare(interpret(graph, *args), got)
-    if bad:
-        return InstanceScore(inst.id, 0.0, bad, invalid=True)
+    wrong = first_mismatch(interpret(graph, *args), got)
+    if wrong is not None:
+        k, element = wrong
+        name = kb.outputs[k]
+        why = tr(
+            "output {name} differs from the reference interpreter on random inputs, first at "
+            "element {element}, stored by instruction #{index}: check the tile that "
+            "instruction stores (every inner block summed, accumulate=True after the first; "
+            "the epilogue ops in order, on the finished sum)",
+            name=name, element=element, index=kb.stored_by(name, element),
+        )  # fmt: skip
+        return InstanceScore(inst.id, 0.0, why, invalid=True)
     mine = Ran(kb)
     base = baseline(part.id, inst.id, inst.seed)
     score = _timed(part, inst, mine.cycles, base, "cycles", (mine, base["shown"]))
@@ -512,18 +521,27 @@ def _mismatch(graph: Any, prog: Any) -> str:
 
 def _compare(want: list, got: list) -> str:
     """Empty when every output in ``got`` matches ``want`` within the tolerances."""
+    first = first_mismatch(want, got)
+    if first is None:
+        return ""
+    return tr(
+        "output {k} differs from the reference interpreter on random inputs: "
+        "the answer is not numerically equivalent",
+        k=first[0],
+    )
+
+
+def first_mismatch(want: list, got: list) -> tuple[int, tuple[int, ...]] | None:
+    """``(output, element)`` of the first value outside the tolerances, or None."""
     for k, (w, g) in enumerate(zip(want, got, strict=True)):
         # NaN/inf on random inputs (log of a negative) must match in place; scale from finite values
         finite = np.abs(w[np.isfinite(w)])
         scale = max(1.0, float(np.max(finite, initial=0.0)))
         g = np.asarray(g, np.float64)
-        if not np.allclose(g, w, rtol=RTOL, atol=ATOL * scale, equal_nan=True):
-            return tr(
-                "output {k} differs from the reference interpreter on random inputs: "
-                "the answer is not numerically equivalent",
-                k=k,
-            )
-    return ""
+        bad = ~np.isclose(g, w, rtol=RTOL, atol=ATOL * scale, equal_nan=True)
+        if bad.any():
+            return k, tuple(int(i) for i in np.argwhere(bad)[0])
+    return None
 
 
 def _timed(

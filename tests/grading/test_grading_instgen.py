@@ -1,0 +1,92 @@
+"""The instruction-generation parts score what they say: exact unit rules beyond a constant
+guess, a program's cycles only when it computes the right values, and a wrong program told
+which instruction stored the wrong tile."""
+
+from __future__ import annotations
+
+from chipsim.codegen.builder import KernelBuilder
+from chipsim.hw import get_chip
+from grader import score_answer
+from grader.problems.parts import PARTS
+from grader.scoring.answer import encode, graph_fingerprint
+
+CHIP = get_chip("edge-npu")
+
+
+def _program_answer(graph, kb):
+    return {"graph": graph_fingerprint(graph), "program": kb.data()}
+
+
+def _one_tile_per_output(kb, skip_inner: bool):
+    """Every output tile of 32 x 32 in one step; with ``skip_inner``, only the last inner
+    block is summed (fast, and wrong)."""
+    ext, (x, w) = kb.extents, kb.operands
+    acc = kb.names[kb.contraction]
+    made = {out for out, _, _ in kb.epilogue_ops}
+    extra = [v for _, _, ins in kb.epilogue_ops for v in ins if v not in made and v != acc]
+    k0 = ext["inner"] - 32 if skip_inner else 0
+    for r in range(0, ext["rows"], 32):
+        for c in range(0, ext["cols"], 32):
+            t = kb.tile((r, 32), (c, 32), (k0, ext["inner"] - k0))
+            where, at = {}, 0
+            for name in (x, w, *extra):
+                where[name] = kb.load(name, t, at)
+                at += -(-kb.tile_bytes(name, t) // 64) * 64
+            out = kb.contract(t, at, {x: where[x], w: where[w]})
+            for value, _op, ins in kb.epilogue_ops:
+                kb.epilogue(value, t, at, {v: where.get(v, out) for v in ins})
+            kb.store(kb.outputs[0], t, at)
+    return kb
+
+
+def test_a_wrong_program_scores_zero_and_names_the_store_of_the_wrong_tile():
+    part = PARTS["instgen_tiling"]
+    graph = part.instance("dense_a").build()
+    kb = _one_tile_per_output(KernelBuilder(graph, CHIP), skip_inner=True)
+    doc = encode(part.id, {"dense_a": _program_answer(graph, kb)})
+    (s,) = score_answer(part, doc, points=3, required=["dense_a"]).instances
+    assert s.fraction == 0.0 and s.invalid
+    assert "output %5 differs from the reference interpreter" in s.message
+    assert (
+        "first at element (0, 0), stored by instruction #6" in s.message
+    )  # x, w, b, mm, add, relu
+
+
+def test_a_right_program_is_timed_between_naive_and_reference():
+    part = PARTS["instgen_tiling"]
+    graph = part.instance("dense_a").build()
+    kb = _one_tile_per_output(KernelBuilder(graph, CHIP), skip_inner=False)
+    doc = encode(part.id, {"dense_a": _program_answer(graph, kb)})
+    (s,) = score_answer(part, doc, points=3, required=["dense_a"]).instances
+    assert not s.invalid and s.numbers["naive"] > s.numbers["theirs"] > s.numbers["reference"]
+    assert 0.0 < s.fraction < 1.0
+
+
+def test_a_program_for_another_graph_is_refused():
+    part = PARTS["instgen_tiling"]
+    graph = part.instance("dense_a").build()
+    other = PARTS["instgen_double"].instance("skinny_a").build()
+    kb = _one_tile_per_output(KernelBuilder(other, CHIP), skip_inner=False)
+    doc = encode(part.id, {"dense_a": _program_answer(other, kb)})
+    (s,) = score_answer(part, doc, points=3, required=["dense_a"]).instances
+    assert s.invalid and "different graph" in s.message
+    forged = {"graph": graph_fingerprint(graph), "program": kb.data()}  # data for the other
+    (s,) = score_answer(part, encode(part.id, {"dense_a": forged}), points=3,
+                        required=["dense_a"]).instances  # fmt: skip
+    assert s.invalid and "invalid answer: PlanError" in s.message
+
+
+def test_one_unit_for_everything_earns_nothing_for_the_units():
+    from chipsim.codegen.units import unit_and_cycles
+
+    part = PARTS["instgen_units"]
+    items = part.instance("units_a").build()["items"]
+    right = [list(unit_and_cycles(i["op"], i["dtype"], i["shapes"], CHIP)) for i in items]
+    simd = [["simd", c] for _, c in right]
+    scores = {}
+    for name, units in (("right", right), ("simd", simd)):
+        doc = encode(part.id, {"units_a": {"units": units}})
+        (s,) = score_answer(part, doc, points=2, required=["units_a"]).instances
+        scores[name] = s.fraction
+    assert scores["right"] == 1.0
+    assert scores["simd"] == 0.5  # the cycles right, the units no better than a guess
