@@ -644,6 +644,12 @@ def my_kernel(kb):
 """
 
 
+INSTGEN_EXPERIMENTS = """
+mine = double_buffer(KernelBuilder(skinny, chip))
+print(mine.missing() or len(mine), cycles_of(mine), dma_overlap(run_kernel(mine, functional=False)[1].records))
+"""
+
+
 def instgen_students(released, solution) -> dict:
     """name -> (submitted instruction-generation notebook, the parts it must lose)."""
     solved = {f"{p}_code" for p in FULL_INSTGEN}
@@ -653,6 +659,10 @@ def instgen_students(released, solution) -> dict:
 
     return {
         "honest_instgen_reference": (solution, {}),
+        "honest_instgen_experiments": (
+            _with_cells(solution, "instgen_double", [INSTGEN_EXPERIMENTS]),
+            {},
+        ),
         "rt_instgen_generated": (sol(instgen_challenge=GENERATED_KERNEL),
                                  {"instgen_challenge": 0.0}),
         "rt_instgen_reference_units": (sol(instgen_units=REFERENCE_UNITS),
