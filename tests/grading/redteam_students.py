@@ -646,7 +646,8 @@ def my_kernel(kb):
 
 INSTGEN_EXPERIMENTS = """
 mine = double_buffer(KernelBuilder(skinny, chip))
-print(mine.missing() or len(mine), cycles_of(mine), dma_overlap(run_kernel(mine, functional=False)[1].records))
+report = run_kernel(mine, functional=False)[1]
+print(mine.missing() or len(mine), report.cycles, dma_overlap(report.records))
 """
 
 
