@@ -24,6 +24,7 @@ from __future__ import annotations
 import io
 import operator
 import os
+import time
 import traceback
 from collections.abc import Callable
 from contextlib import redirect_stderr
@@ -32,6 +33,7 @@ from typing import Any
 from chipsim.i18n import tr
 from grader.problems.data import hidden_problems
 from grader.problems.parts import ALIGNMENT, CHIP, Part, get_part
+from grader.sandbox.limits import CELL_SECONDS
 from grader.sandbox.view import withheld
 from grader.scoring.answer import MIME, encode, graph_fingerprint, records_fingerprint
 from grader.scoring.credit import feedback_language, show_points
@@ -51,8 +53,11 @@ class NotFullCredit(AssertionError):
 class Answer:
     """What a test cell returns: the answer document, and a provisional score to look at."""
 
-    def __init__(self, part: Part, doc: dict[str, Any], provisional: Any = None) -> None:
+    def __init__(
+        self, part: Part, doc: dict[str, Any], provisional: Any = None, warning: str = ""
+    ) -> None:
         self.part, self.doc, self.provisional = part, doc, provisional
+        self.warning = warning  # the function is too slow for the graded cell's time limit
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         if _validating() and self.provisional is not None:
@@ -74,6 +79,8 @@ class Answer:
                 )  # fmt: skip
             )
             lines.append(self.provisional.explain())
+        if self.warning:
+            lines.append(self.warning)
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -114,8 +121,11 @@ def submit(
         raise TypeError(f"part {part_id!r} takes {len(part.functions)} function(s): "
                         f"{', '.join(part.functions)}")  # fmt: skip
     problems = _problems(part, hidden)
+    started = time.perf_counter()
     with withheld(part.assignment):  # as in the grading view: the reference passes raise
         answers = {iid: _answer_one(iid, kind, obj, fns) for iid, (kind, obj) in problems.items()}
+    fatal, warning = (False, "") if hidden else too_slow(part, time.perf_counter() - started,
+                                                         len(problems))  # fmt: skip
     doc = encode(part.id, answers, language=feedback_language())
     if score is None:
         score = os.environ.get("NBGRADER_EXECUTION") != "autograde"
@@ -125,6 +135,8 @@ def submit(
 
         visible = [i.id for i in part.visible()]
         provisional = score_answer(part, doc, points=part.points, required=visible)
+        if _validating() and fatal:  # the grader would stop the cell: the part scores 0
+            raise NotFullCredit(warning)
         if _validating() and provisional.score < provisional.points:
             raise NotFullCredit(
                 tr(
@@ -135,7 +147,37 @@ def submit(
                 + "\n"
                 + provisional.explain()
             )
-    return Answer(part, doc, provisional)
+    return Answer(part, doc, provisional, warning)
+
+
+def too_slow(part: Part, seconds: float, ran: int, limit: float | None = None) -> tuple[bool, str]:
+    """``(fatal, warning)``: a warning when the graded cell, which runs every instance of
+    ``part`` (hidden ones too), would take more than half its time limit at the pace of the
+    ``ran`` instances that took ``seconds`` here; ``fatal`` past the limit itself, where the
+    grader stops the cell and the part scores 0 (Validate then fails the part too).
+
+    Example:
+        >>> from grader.problems.parts import get_part
+        >>> fatal, text = too_slow(get_part("instgen_challenge"), 30.0, 2)
+        >>> fatal, text[:24]
+        (True, 'Too slow for the grader:')
+        >>> too_slow(get_part("instgen_challenge"), 1.0, 2)
+        (False, '')
+    """
+    limit = CELL_SECONDS if limit is None else limit  # the grader's default cell limit
+    total = len(part.instances)
+    projected = seconds * total / max(ran, 1)
+    if projected <= limit / 2:
+        return False, ""
+    fatal = projected > limit
+    head = tr("Too slow for the grader: ") if fatal else tr("Close to the grader's time limit: ")
+    return fatal, head + tr(
+        "your function took {seconds:.0f} s on the {ran} visible instance(s). Graded, this "
+        "cell runs all {total} instances of the part, hidden ones included, within {limit:.0f} "
+        "s: at this pace about {projected:.0f} s. A cell that runs out of time scores 0: make "
+        "it faster (a search: a few seconds per instance).",
+        seconds=seconds, ran=ran, total=total, limit=limit, projected=projected,
+    )  # fmt: skip
 
 
 def _validating() -> bool:

@@ -166,9 +166,17 @@ class RescoreAnswers(NbGraderPreprocessor):
                 )
                 return replace(zero(part.id, points, why, ids), counted=counted)
             if doc is None:
-                why = tr("no answer found: the test cell must end with submit(...)")
                 error = _error_text(cell)
-                why += f" ({error})" if error else ""
+                if error.startswith("CellStopped: the cell ran for more than"):
+                    why = tr(
+                        "no answer: {error}. Graded, this cell runs your function on all "
+                        "{n} instances of the part, visible and hidden, within that time: "
+                        "make it faster (a search: a few seconds per instance)",
+                        error=error.removeprefix("CellStopped: "), n=len(ids),
+                    )  # fmt: skip
+                else:
+                    why = tr("no answer found: the test cell must end with submit(...)")
+                    why += f" ({error})" if error else ""
                 return replace(zero(part.id, points, why, ids), counted=counted)
         counted = [i.id for i in part.hidden()]
         return score_answer(part, doc, points=points, counted=counted)

@@ -173,12 +173,12 @@ class PartScore:
                                    n=len(counted)))  # fmt: skip
         lines += [f"  - {_line(s)}" for s in counted]
         if preview:
-            lines.append("  " + tr("Visible instances (practice, not counted): {points} points "
-                                   "there, as your test cell showed:",
+            lines.append("  " + tr("Visible instances (practice, not counted; your test cell "
+                                   "scores them the same way): {points} points there:",
                                    points=show_points(self.preview)))  # fmt: skip
             lines += [f"  - {_line(s)}" for s in preview]
         if any(s.numbers for s in self.instances):
-            lines.append("  " + tr("credit = clip((naive - theirs) / (naive - reference), 0, 1)"))
+            lines.append("  " + tr("credit = clip((naive - yours) / (naive - reference), 0, 1)"))
         if any("lower_bound" in s.numbers for s in self.instances):
             lines.append(
                 "  " + tr("lower bound = peak live bytes: no plan can have a smaller arena")

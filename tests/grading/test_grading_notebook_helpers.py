@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import nbformat
+import pytest
 from grading_course import ROOT
 
 
@@ -30,3 +31,28 @@ def test_cycles_of_returns_none_for_a_grouping_that_does_not_compile():
     assert ns["cycles_of"](graph, non_convex) is None
     singles = [[i] for i in ops]
     assert isinstance(ns["cycles_of"](graph, singles), int)
+
+
+def test_a_function_too_slow_for_the_graded_cell_is_told_and_fails_validate(monkeypatch):
+    """The graded cell runs every instance, hidden ones too, within the cell's time limit: a
+    test cell whose pace would run out of it says so, and Validate fails the part, as the
+    grader would (a learner's part 4 once passed Validate and scored 0)."""
+    import time
+
+    import grader.notebook as nb
+    from chipsim.passes.fusion import Partition
+
+    monkeypatch.setattr(nb, "CELL_SECONDS", 0.4)
+
+    def slow(graph, chip):
+        time.sleep(0.1)
+        return Partition([[i] for i in range(len(graph.nodes))])
+
+    answer = nb.submit("fusion_chains", slow, score=False)
+    assert "Too slow for the grader" in answer.text()
+    assert "all 8 instances of the part" in answer.text()
+    monkeypatch.setenv("NBGRADER_EXECUTION", "validate")
+    with pytest.raises(nb.NotFullCredit, match="Too slow for the grader"):
+        nb.submit("fusion_chains", slow)
+    monkeypatch.setattr(nb, "CELL_SECONDS", 60.0)
+    assert "Too slow" not in nb.submit("fusion_chains", slow, score=False).text()
