@@ -12,7 +12,8 @@ at full marks on every secret.
   only; one kernel for everything (over-fusion) in part 2; chains without epilogues in part 3
   and as the challenge; liveness that forgets graph outputs live to the end; best fit where
   first fit is asked; first fit where greedy by size is asked; greedy by size as the memory
-  challenge; unit costs that forget the SRAM floor; one fixed tile size (64 x 64 single
+  challenge; unit costs that forget the SRAM floor and the SIMD issue slots of an exp or a
+  gelu; one fixed tile size (64 x 64 single
   buffered, 32 x 64 double buffered) where tiles are to be chosen; the single-buffered
   program of part 2 as the instruction-generation challenge.
 
@@ -77,6 +78,14 @@ def middling_functions() -> dict:
         return fixed + ceil_div(work, per_cycle)  # forgets that SRAM bounds a compute unit
 
     ig["compute_cycles"] = no_sram_floor
+    real_get_op = ig["get_op"]
+
+    class OneSlot:  # forgets that an exp or a gelu takes several SIMD issue slots
+        def __init__(self, op):
+            self.op = real_get_op(op)
+            self.vector_slots = 1
+
+    ig["get_op"] = OneSlot
 
     def fixed_tiles(rows, cols, buffers):
         def lower(kb):  # one tile size for every kernel, the largest inner block that fits
