@@ -51,6 +51,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from chipsim.codegen.block_sizes import choose_blocks
 from chipsim.codegen.blocked import Blocks, contraction_instr, emit_blocked, epilogue_instrs
 from chipsim.codegen.contraction import BlockedKernel, Tile, match_blocked, tile_shape, tile_view
@@ -499,8 +501,6 @@ class _Coverage:
     """Which elements of an output were stored (by slices along its tiled axes)."""
 
     def __init__(self, shape: tuple[int, ...]) -> None:
-        import numpy as np
-
         self.seen = np.zeros(shape, dtype=bool)
 
     def add(self, key: tuple, axes: tuple) -> None:
@@ -513,7 +513,5 @@ class _Coverage:
         self.seen[tuple(index)] = True
 
     def first_hole(self) -> tuple[int, ...] | None:
-        import numpy as np
-
         holes = np.argwhere(~self.seen)
         return tuple(int(x) for x in holes[0]) if len(holes) else None

@@ -21,13 +21,16 @@ kernel's outputs are computed by the simulated program, never copied from elsewh
 
 from __future__ import annotations
 
+from chipsim.codegen.dma import dma
 from chipsim.hw.chip import Chip
-from chipsim.hw.isa import Instr, Operand, mma_ops, simd_ops, wave_share
+from chipsim.hw.isa import Instr, Operand, cost, mma_ops, simd_ops, wave_share
 from chipsim.ir.attrs import Attrs
-from chipsim.ir.graph import Node
+from chipsim.ir.dtypes import dtype as get_dtype
+from chipsim.ir.graph import GraphBuilder, Node
 from chipsim.ir.ops import check_attrs, execute, get_op
 from chipsim.ir.types import TensorType
 from chipsim.reference import reference_for
+from chipsim.target import Level
 
 
 def _semantics(op: str, attrs: Attrs, out_type: TensorType):
@@ -156,12 +159,6 @@ def unit_and_cycles(op: str, dtype: str, shapes: list[list[int]], chip: Chip) ->
         >>> unit_and_cycles("relu", "f32", [[64, 64]], get_chip("edge-npu"))
         ('simd', 514)
     """
-    from chipsim.codegen.dma import dma
-    from chipsim.hw.isa import cost
-    from chipsim.ir import GraphBuilder
-    from chipsim.ir.dtypes import dtype as get_dtype
-    from chipsim.target import Level
-
     dt = get_dtype(dtype)
     if op in ("load", "store"):
         dram = Operand(Level.DRAM, 0, tuple(shapes[0]), dt.name)

@@ -23,6 +23,7 @@ Example:
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -100,8 +101,6 @@ def _merge(spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def _covered(s: int, e: int, merged: list[tuple[int, int]]) -> int:
-    from bisect import bisect_right
-
     i = max(bisect_right(merged, (s, s)) - 1, 0)
     got = 0
     while i < len(merged) and merged[i][0] < e:
