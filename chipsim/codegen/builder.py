@@ -58,6 +58,7 @@ from chipsim.codegen.blocked import Blocks, contraction_instr, emit_blocked, epi
 from chipsim.codegen.contraction import BlockedKernel, Tile, match_blocked, tile_shape, tile_view
 from chipsim.codegen.dma import dma
 from chipsim.codegen.kernel import KernelSpec, Location
+from chipsim.codegen.program_data import offsets, replay, tile_data
 from chipsim.errors import PlanError
 from chipsim.hw.chip import Chip
 from chipsim.hw.isa import Instr, Operand
@@ -66,14 +67,6 @@ from chipsim.passes.memory.liveness import align_up
 from chipsim.passes.placement import ALIGN
 from chipsim.reference import reference_for
 from chipsim.target import Level
-
-#: The data form's fields per instruction kind (what :func:`assemble` accepts).
-FIELDS = {
-    "load": ("value", "tile", "at"),
-    "contract": ("tile", "at", "inputs", "accumulate"),
-    "epilogue": ("value", "tile", "at", "inputs"),
-    "store": ("value", "tile", "src"),
-}
 
 
 def dram_layout(graph: Graph) -> dict[Value, Location]:
@@ -108,14 +101,11 @@ class KernelBuilder:
     Args:
         graph: the kernel's graph: one matmul or conv2d, then elementwise ops on its output.
         chip: the chip (SRAM size, unit costs).
-        name: the kernel's name in timelines (default: the code generator's).
     """
 
-    def __init__(self, graph: Graph, chip: Chip, name: str | None = None) -> None:
+    def __init__(self, graph: Graph, chip: Chip) -> None:
         self.graph, self.chip = graph, chip
         self.kernel = graph_kernel(graph)
-        if name:
-            self.kernel = KernelSpec(name, *_fields(self.kernel)[1:])
         bk = match_blocked(self.kernel)
         if bk is None or bk.geometry.batch_axes:
             raise PlanError(
@@ -244,7 +234,7 @@ class KernelBuilder:
             self.blocked, srcs, dst, accumulate, self.chip, self.kernel.name, label
         )
         data = {"op": "contract", "tile": _tile_data(self, tile), "at": at,
-                "inputs": _offsets(self, inputs), "accumulate": bool(accumulate)}  # fmt: skip
+                "inputs": offsets(inputs), "accumulate": bool(accumulate)}  # fmt: skip
         self._emit(instr, data)
         partial = k0 + kn < self.extents["inner"]
         self._hold(at, dst, head.output, tile, partial=partial)
@@ -267,7 +257,7 @@ class KernelBuilder:
             self._emit(instr, None)
         self._data.append({"op": "epilogue", "value": self.names[v],
                            "tile": _tile_data(self, tile), "at": at,
-                           "inputs": _offsets(self, inputs)})  # fmt: skip
+                           "inputs": offsets(inputs)})  # fmt: skip
         self._hold(at, dst, v, tile, partial=False)
         return dst
 
@@ -395,32 +385,11 @@ class KernelBuilder:
             self._data.append(data)
 
 
-def assemble(graph: Graph, chip: Chip, data: Sequence[Any], name: str | None = None
-             ) -> KernelBuilder:  # fmt: skip
+def assemble(graph: Graph, chip: Chip, data: Sequence[Any]) -> KernelBuilder:
     """Rebuild a program from its data form (:meth:`KernelBuilder.data`), checking every
-    instruction as it is added; raises :class:`PlanError` naming the first bad one."""
-    kb = KernelBuilder(graph, chip, name)
-    if not isinstance(data, list):
-        raise PlanError("a program is a list of instructions (KernelBuilder.data())")
-    for i, item in enumerate(data):
-        if not isinstance(item, dict) or item.get("op") not in FIELDS:
-            raise PlanError(f"instruction #{i}: each item is a dict with 'op' one of "
-                            f"{', '.join(FIELDS)}")  # fmt: skip
-        op = item["op"]
-        absent = [f for f in FIELDS[op] if f not in item]
-        if absent:
-            raise PlanError(f"instruction #{i} ({op}) has no {', '.join(absent)}")
-        tile = _tile_from(kb, item["tile"], i)
-        if op == "load":
-            kb.load(item["value"], tile, item["at"])
-        elif op == "contract":
-            kb.contract(tile, item["at"], _inputs_from(item["inputs"], i),
-                        bool(item["accumulate"]))  # fmt: skip
-        elif op == "epilogue":
-            kb.epilogue(item["value"], tile, item["at"], _inputs_from(item["inputs"], i))
-        else:
-            kb.store(item["value"], tile, item["src"])
-    return kb
+    instruction as it is added (:func:`~chipsim.codegen.program_data.replay`); raises
+    :class:`PlanError` naming the first bad one."""
+    return replay(KernelBuilder(graph, chip), data)
 
 
 @reference_for("instruction_generation")
@@ -440,10 +409,6 @@ def generated(
 
 
 # -- helpers -----------------------------------------------------------------------------------
-def _fields(spec: KernelSpec) -> tuple:
-    return (spec.name, spec.nodes, spec.inputs, spec.outputs, spec.location)
-
-
 def _key(axes: tuple, tile: Tile) -> tuple:
     return tuple((a, *tile[a]) for a in axes if a is not None)
 
@@ -462,39 +427,7 @@ def _rows_cols(kb: KernelBuilder, tile: Tile) -> str:
 
 
 def _tile_data(kb: KernelBuilder, tile: Tile) -> dict[str, list[int]]:
-    geo = kb.blocked.geometry
-    out = {"inner": list(tile["k"])}
-    if geo.row_axis is not None:
-        out["rows"] = list(tile[geo.row_axis])
-    if geo.col_axis is not None:
-        out["cols"] = list(tile[geo.col_axis])
-    return out
-
-
-def _tile_from(kb: KernelBuilder, data: Any, i: int) -> Tile:
-    if not isinstance(data, dict) or not set(data) <= {"rows", "cols", "inner"}:
-        raise PlanError(f"instruction #{i}: 'tile' is a dict of rows, cols, inner -> [start, size]")
-    spans = {}
-    for label in ("rows", "cols", "inner"):
-        span = data.get(label, [0, 0])
-        if (
-            not isinstance(span, (list, tuple))
-            or len(span) != 2
-            or not all(isinstance(x, int) and not isinstance(x, bool) for x in span)
-        ):
-            raise PlanError(f"instruction #{i}: tile {label} must be [start, size] (two ints)")
-        spans[label] = tuple(span)
-    return kb.tile(**spans)
-
-
-def _inputs_from(data: Any, i: int) -> dict[str, int]:
-    if not isinstance(data, dict):
-        raise PlanError(f"instruction #{i}: 'inputs' maps each input's name to its SRAM offset")
-    return dict(data)
-
-
-def _offsets(kb: KernelBuilder, inputs: Mapping[str, Any]) -> dict[str, int]:
-    return {str(k): (v.offset if isinstance(v, Operand) else int(v)) for k, v in inputs.items()}
+    return tile_data(tile, kb.blocked.geometry.row_axis, kb.blocked.geometry.col_axis)
 
 
 class _Coverage:
