@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 
@@ -29,13 +30,19 @@ from chipsim.workloads.blocks import (
 
 #: The chip every exercise targets (the families are sized against its SRAM).
 CHIP = "edge-npu"
+#: Alignment every memory plan uses.
+ALIGNMENT = 64
+#: The memory challenge's reference: the search planner with a fixed budget of work (units
+#: of search nodes and placements), so the reference is the same plan on every machine.
+SEARCH_EFFORT = 100_000
 
 __all__ = [
     "CHIP", "UNARY", "chain_graph", "cnn_graph", "epilogue_graph", "transformer_graph",
     "chain_variant", "cnn_variant", "epilogue_variant", "mobilenet_variant_records",
     "scratchpad_variant", "tight_records", "tight_variant", "transformer_variant",
     "dense_kernel", "conv_kernel", "tiling_variant", "streaming_variant", "conv_variant",
-    "mlp_variant", "units_items",
+    "mlp_variant", "units_items", "ALIGNMENT", "SEARCH_EFFORT", "search_plan", "plan_records",
+    "baseline_gap",
 ]  # fmt: skip
 
 
@@ -181,18 +188,86 @@ def tight_records(seed: int, n: int = 60, quantum: int = 64) -> list:
     return [UsageRecord(f"t{k}", *records[i]) for k, i in enumerate(order)]
 
 
+# The memory challenge scores against a strong reference (:func:`search_plan`), and its simple
+# answer (greedy by size, the baseline) earns half an instance, full credit only within the
+# part's slack of the reference. An instance where greedy lands *near* that line would give
+# half or full by luck, so a stratum of the challenge is redrawn until it does not: a tight
+# arena leaves greedy at least :data:`CHALLENGE_GAP` above the reference (there is room to go
+# beyond it), and a scratchpad block leaves it within :data:`REACHED` of the reference (its
+# cycles; greedy's arena already fits, and matching it is the part's floor) or beyond the gap.
+#: The baseline is this much above the reference on a tight arena: twice the slack (6%).
+CHALLENGE_GAP = 1.12
+#: On a scratchpad block the baseline "reaches" the reference within half the slack.
+REACHED = 1.03
+
+
+def search_plan(records: list) -> Any:
+    """The memory challenge's reference plan: :func:`~chipsim.passes.memory.search.search`
+    with :data:`SEARCH_EFFORT` (no clock, so the same plan on every machine)."""
+    from chipsim.passes.memory.search import search
+
+    return search(records, alignment=ALIGNMENT, effort=SEARCH_EFFORT, time_limit=1e9)
+
+
+def plan_records(graph: Graph) -> list:
+    """The usage records of ``graph`` compiled without fusion (what a ``plan`` instance's
+    planner places)."""
+    from chipsim.compiler import kernel_records
+    from chipsim.passes.fusion import no_fusion
+
+    return kernel_records(graph, no_fusion(graph))[0]
+
+
+def baseline_gap(problem: Graph | list) -> float:
+    """Greedy by size over the reference (:func:`search_plan`): arena bytes for records,
+    the compiled program's cycles (no fusion) for a graph."""
+    from chipsim.passes.memory import get_planner
+
+    greedy = get_planner("greedy_by_size")
+    if not isinstance(problem, Graph):
+        return greedy(problem, alignment=ALIGNMENT).arena_size / search_plan(problem).arena_size
+    records = plan_records(problem)
+
+    def cycles(plan) -> int:
+        return compile(problem, chip=CHIP, fusion="none", planner=lambda _r, **_kw: plan,
+                       simplify=False).report.cycles  # fmt: skip
+
+    return cycles(greedy(records, alignment=ALIGNMENT)) / cycles(search_plan(records))
+
+
+def _challenge_draw(draw, seed: int, stratum: int | None, beyond_only: bool) -> Any:
+    """``draw(seed')`` for seeds derived from ``seed`` until the baseline's gap to the
+    reference is off the fence (see above); without a stratum, the first draw."""
+    rng = _rng(seed, 9)
+    for _ in range(OUTCOME_TRIES if stratum is not None else 1):
+        problem = draw(int(rng.integers(2**31)))
+        gap = baseline_gap(problem)
+        if gap >= CHALLENGE_GAP or (not beyond_only and gap <= REACHED):
+            break
+    return problem
+
+
 def tight_variant(seed: int, stratum: int | None = None) -> list:
-    """:func:`tight_records` with a number of buffers from :data:`TIGHT_STRATA`."""
-    return tight_records(seed, _stratum(TIGHT_STRATA, stratum, _rng(seed, 7)))
+    """:func:`tight_records` with a number of buffers from :data:`TIGHT_STRATA`; with a
+    stratum, redrawn until greedy by size is at least :data:`CHALLENGE_GAP` above the
+    reference."""
+    n = _stratum(TIGHT_STRATA, stratum, _rng(seed, 7))
+    return _challenge_draw(lambda s: tight_records(s, n), seed, stratum, beyond_only=True)
 
 
 def scratchpad_variant(seed: int, stratum: int | None = None) -> Graph:
     """A transformer block whose activations outgrow the SRAM arena (the memory challenge's
-    cycles instances): a size from :data:`SCRATCHPAD_STRATA`, seeded MLP width and act."""
+    cycles instances): a size from :data:`SCRATCHPAD_STRATA`, seeded MLP width and act;
+    with a stratum, redrawn until greedy's cycles are off the fence (see above)."""
     rng = _rng(seed, 8)
     d, seq = _stratum(SCRATCHPAD_STRATA, stratum, rng)
-    act = str(rng.choice(("gelu", "relu", "sigmoid", "tanh")))
-    return transformer_graph(seed, seq, d, d * int(rng.integers(2, 5)), act, extra=0.5)
+
+    def draw(s: int) -> Graph:
+        r = _rng(s, 8)
+        act = str(r.choice(("gelu", "relu", "sigmoid", "tanh")))
+        return transformer_graph(s, seq, d, d * int(r.integers(2, 5)), act, extra=0.5)
+
+    return _challenge_draw(draw, seed, stratum, beyond_only=False)
 
 
 # -- instruction generation: one kernel of a contraction and its epilogue ------------------------

@@ -25,6 +25,7 @@ import numpy as np
 
 from chipsim.errors import ChipsimError
 from chipsim.i18n import tr
+from grader.problems.families import plan_records, search_plan
 from grader.problems.parts import ALIGNMENT, CHIP, OVERLAP_PARTS, Instance, Part, get_part
 from grader.scoring.answer import graph_fingerprint, records_fingerprint
 from grader.scoring.credit import BASELINE_CREDIT, InstanceScore, credit
@@ -84,28 +85,14 @@ def fusion_strategy(name: str, graph: Any) -> Any:
     raise KeyError(f"unknown fusion strategy {name!r}")
 
 
-#: The memory challenge's reference: the search planner with a fixed budget of work (units
-#: of search nodes and placements), so the reference is the same plan on every machine.
-SEARCH_EFFORT = 100_000
-
-
 def plan_strategy(name: str, records: Any) -> Any:
-    """The plan a named planner gives (``search``: with :data:`SEARCH_EFFORT`, no clock)."""
+    """The plan a named planner gives (``search``: the memory challenge's reference,
+    :func:`~grader.problems.families.search_plan`)."""
     from chipsim.passes.memory import get_planner
 
     if name == "search":
-        from chipsim.passes.memory.search import search
-
-        return search(records, alignment=ALIGNMENT, effort=SEARCH_EFFORT, time_limit=1e9)
+        return search_plan(records)
     return get_planner(name)(records, alignment=ALIGNMENT)
-
-
-def plan_records(graph: Any) -> list:
-    """The usage records a program compiled without fusion plans (the ``plan`` kind)."""
-    from chipsim.compiler import kernel_records
-    from chipsim.passes.fusion import no_fusion
-
-    return kernel_records(graph, no_fusion(graph))[0]
 
 
 @functools.lru_cache(maxsize=64)

@@ -12,7 +12,7 @@ from grader import instances, submit
 from grader.problems import families
 from grader.problems.data import HIDDEN_FILE_ENV
 from grader.problems.hidden import load_secret, seeds_for, submission_key
-from grader.problems.parts import PARTS, HiddenInstanceError
+from grader.problems.parts import CHALLENGE_SLACK, PARTS, HiddenInstanceError
 from grader.scoring.answer import graph_fingerprint, records_fingerprint
 
 HIDDEN = [(pid, inst) for pid, part in PARTS.items() for inst in part.instances if inst.hidden]
@@ -137,3 +137,23 @@ def test_a_chain_stratum_fixes_whether_one_kernel_pays(stratum):
     for seed in (11, 12, 13):
         ratio = families.one_kernel_ratio(families.chain_variant(seed, stratum=stratum))
         assert ratio <= families.PAYS_BELOW if pays else ratio >= 1, (seed, ratio)
+
+
+@pytest.mark.parametrize("stratum", range(len(families.TIGHT_STRATA)))
+def test_a_tight_arena_leaves_the_baseline_room_below_it(stratum):
+    """The memory challenge's tight arenas are challenges: greedy by size (the baseline, half
+    credit) is at least the gap above the reference, never within the part's slack by luck,
+    so the baseline earns exactly half on every draw (benchmarks/grading_spread.py)."""
+    assert families.CHALLENGE_GAP >= 1 + 2 * CHALLENGE_SLACK
+    for seed in (21, 22, 23):
+        gap = families.baseline_gap(families.tight_variant(seed, stratum=stratum))
+        assert gap >= families.CHALLENGE_GAP, (seed, gap)
+
+
+@pytest.mark.parametrize("stratum", range(len(families.SCRATCHPAD_STRATA)))
+def test_a_scratchpad_block_never_puts_the_baseline_on_the_fence(stratum):
+    """On a scratchpad block greedy's cycles are within half the slack of the reference's or
+    beyond twice it; never near the line where half credit turns into full."""
+    for seed in (21, 22):
+        gap = families.baseline_gap(families.scratchpad_variant(seed, stratum=stratum))
+        assert gap <= families.REACHED or gap >= families.CHALLENGE_GAP, (seed, gap)
