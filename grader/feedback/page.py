@@ -17,6 +17,16 @@ the hub's origin). :class:`SafeFeedbackExporter`, nbgrader's HTML exporter for f
   template's own scripts (MathJax from a CDN, which an offline page cannot load anyway) and
   web fonts are left out, so the browser has nothing to refuse.
 
+Two things the page adds, so that it says what the grade says on any machine:
+
+* a page with Chinese text (feedback in Chinese, a learner's Chinese comments) carries the
+  course's own Chinese font (:data:`chipsim.viz.fonts.FAMILY`), cut down to the characters the
+  page uses and embedded as a ``data:`` URL, after the page's own fonts: a machine without a
+  system CJK font shows the hanzi, not boxes;
+* scores are shown rounded *down* to two decimals (nbgrader's template rounds to nearest, so
+  2.998 of 3 read "3.0"): a page never shows more points than the grade has
+  (:func:`floored_scores`).
+
 Example:
     >>> clean_html('<b>ok</b><script>alert(1)</script><img src=x onerror="alert(1)">')
     '<b>ok</b><img src="x">'
@@ -26,7 +36,10 @@ Example:
 
 from __future__ import annotations
 
+import base64
 import copy
+import io
+import math
 import re
 from typing import Any
 
@@ -60,6 +73,60 @@ _SCRIPT = re.compile(r"<script\b[^>]*>.*?</script\s*>", re.S | re.I)
 _FONT_FACE = re.compile(r"@font-face\s*\{[^}]*\}", re.I)
 
 
+#: The page's own font stacks (nbgrader's feedback template: Bootstrap 3), with the course's
+#: Chinese font after them: the browser takes each glyph from the first font that has it.
+#: (``html body``: more specific than the template's own rules, which come later in the page.)
+CJK_CSS = (
+    'html body {{font-family: "Helvetica Neue", Helvetica, Arial, sans-serif, "{family}";}} '
+    "html body code, html body kbd, html body pre, html body samp {{font-family: Menlo, Monaco, "
+    'Consolas, "Courier New", monospace, "{family}";}}'
+)
+
+
+def is_cjk(char: str) -> bool:
+    """A character a Latin font does not draw: CJK ideographs, punctuation, full-width forms."""
+    return ord(char) >= 0x2E80
+
+
+def cjk_font_style(page: str) -> str:
+    """A ``<style>`` with the course's Chinese font, cut down to the CJK characters of
+    ``page`` (a few hundred: tens of KB), or "" when the page has none."""
+    chars = sorted({c for c in page if is_cjk(c)})
+    if not chars:
+        return ""
+    from fontTools import subset
+
+    from chipsim.viz.fonts import FAMILY, FONT_FILE
+
+    options = subset.Options()
+    options.name_IDs = ["*"]
+    font = subset.load_font(str(FONT_FILE), options)
+    cutter = subset.Subsetter(options)
+    cutter.populate(unicodes=[ord(c) for c in chars])
+    cutter.subset(font)
+    data = io.BytesIO()
+    subset.save_font(font, data, options)
+    url = "data:font/otf;base64," + base64.b64encode(data.getvalue()).decode("ascii")
+    face = f'@font-face {{font-family: "{FAMILY}"; src: url({url}) format("opentype");}}'
+    return f"<style>{face} {CJK_CSS.format(family=FAMILY)}</style>"
+
+
+def floored_scores(nb: Any, resources: dict) -> None:
+    """Round every score the template shows *down* to the two decimals it prints, in place:
+    the notebook's total (``resources["nbgrader"]["score"]``) and each graded cell's."""
+    grades = resources.get("nbgrader", {})
+    if isinstance(grades.get("score"), (int, float)):
+        grades["score"] = _floor2(grades["score"])
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if isinstance(meta.get("score"), (int, float)):
+            meta["score"] = _floor2(meta["score"])
+
+
+def _floor2(x: float) -> float:
+    return math.floor(float(x) * 100 + 1e-9) / 100
+
+
 def with_policy(page: str) -> str:
     """``page`` with the Content-Security-Policy meta tag first in its ``<head>``, and
     without the template's script elements and web fonts (the page needs neither, and the
@@ -67,6 +134,7 @@ def with_policy(page: str) -> str:
     learner's)."""
     page = _FONT_FACE.sub("", _SCRIPT.sub("", page))
     meta = f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">' + WRAP
+    meta += cjk_font_style(page)
     at = page.find("<head>")
     if at < 0:
         return meta + page
@@ -96,7 +164,13 @@ def sanitized(nb: Any) -> Any:
 
 
 class SafeFeedbackExporter(HTMLExporter):
-    """nbconvert's HTML exporter, on a sanitised notebook, under a no-script policy."""
+    """nbconvert's HTML exporter, on a sanitised notebook, under a no-script policy; scores
+    rounded down (:func:`floored_scores`), Chinese text in the course's font."""
+
+    def _preprocess(self, nb: Any, resources: Any) -> tuple[Any, Any]:
+        nb, resources = super()._preprocess(nb, resources)  # nbgrader's GetGrades among them
+        floored_scores(nb, resources)
+        return nb, resources
 
     def from_notebook_node(self, nb: Any, resources: Any = None, **kw: Any) -> tuple[str, Any]:
         output, resources = super().from_notebook_node(sanitized(nb), resources, **kw)

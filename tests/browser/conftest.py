@@ -60,6 +60,48 @@ def base_url(book):
 
 
 @pytest.fixture
+def fontless_browser(browser, tmp_path):
+    """A second Chromium whose fontconfig knows DejaVu only (no CJK font: a learner's machine
+    without one)."""
+    dejavu = Path("/usr/share/fonts/truetype/dejavu")
+    if not dejavu.is_dir():
+        pytest.skip("Debian's fonts-dejavu-core (a dependency of chromium) is not installed")
+    conf = tmp_path / "fonts.conf"
+    conf.write_text(
+        f'<?xml version="1.0"?>\n<fontconfig><dir>{dejavu}</dir>'
+        f"<cachedir>{tmp_path / 'cache'}</cachedir></fontconfig>\n",
+        encoding="utf-8",
+    )
+    env = {"FONTCONFIG_FILE": str(conf), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    args = ["--no-sandbox", "--disable-gpu", "--no-first-run"]
+    chromium = "/usr/bin/chromium"  # the session's browser runs it (tests/conftest.py)
+    blind = browser.browser_type.launch(executable_path=chromium, args=args, env=env)
+    yield blind
+    blind.close()
+
+
+@pytest.fixture
+def fonts_used():
+    """``fonts_used(tab, selectors)``: ``{selector: {font family: glyphs drawn with it}}`` for
+    the first node of each selector (what Chromium's DevTools say it drew them with)."""
+    return _fonts_used
+
+
+def _fonts_used(tab, selectors) -> dict[str, dict[str, int]]:
+    tab.evaluate("document.fonts.ready.then(() => true)")
+    cdp = tab.context.new_cdp_session(tab)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument")["root"]["nodeId"]
+    used = {}
+    for selector in selectors:
+        node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})
+        fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node["nodeId"]})
+        used[selector] = {f["familyName"]: f["glyphCount"] for f in fonts["fonts"]}
+    return used
+
+
+@pytest.fixture
 def page(browser):
     """A fresh tab that records console errors and uncaught exceptions in ``page.errors``."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})

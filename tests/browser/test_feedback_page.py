@@ -84,8 +84,6 @@ class _Grades(Preprocessor):
 
 def feedback_html(assignment: str) -> str:
     """The feedback page of a notebook whose challenge part holds the reference pass's answer."""
-    from nbgrader import server_extensions
-
     from grader import PARTS, score_answer
     from grader.course.rescore import _rewrite
     from grader.notebook import _RUNNERS
@@ -104,16 +102,24 @@ def feedback_html(assignment: str) -> str:
     _rewrite(cell, scored)
     cell.metadata.nbgrader["score"] = scored.score
 
+    return page_of(nb, assignment)
+
+
+def page_of(nb, name: str) -> str:
+    """``nb``'s feedback page, by the exporter nbgrader_config.py makes nbgrader use, with
+    nbgrader's feedback template (the scores from the cells' metadata, as GetGrades puts them)."""
+    from nbgrader import server_extensions
+
     templates = Path(server_extensions.__file__).parent / "formgrader" / "templates"
     bootstrap = templates.parent / "static" / "node_modules" / "bootstrap" / "dist" / "css"
     c = Config()
     c.HTMLExporter.template_name = "feedback"
     c.HTMLExporter.extra_template_basedirs = [str(templates)]
     c.HTMLExporter.extra_template_paths = [str(bootstrap)]
-    exporter = SafeFeedbackExporter(config=c)  # what nbgrader_config.py makes nbgrader use
+    exporter = SafeFeedbackExporter(config=c)
     exporter.register_preprocessor(_Grades(), enabled=True)
     exporter.register_preprocessor(CSSHTMLHeaderPreprocessor(), enabled=True)
-    resources = {"nbgrader": {"notebook": assignment, "assignment": assignment}}
+    resources = {"nbgrader": {"notebook": name, "assignment": name}}
     html, _ = exporter.from_notebook_node(copy.deepcopy(nb), resources=resources)
     return html
 
@@ -245,3 +251,39 @@ def test_a_learners_script_never_runs_on_the_feedback_page(page, tmp_path):
     assert "my table" in page.locator("body").inner_text()  # the harmless HTML stays
     assert "Content-Security-Policy" in html and "pwned-js" not in html
     assert "onerror" not in html.split("Content-Security-Policy", 1)[1]
+
+
+def test_the_page_never_shows_more_points_than_the_grade():
+    """nbgrader's template rounds to the nearest 0.01 (2.998 of 3 read "3.0"); the page
+    rounds down, as the grade does."""
+    nb = nbformat.v4.new_notebook()
+    for grade_id, score in (("a", 2.998), ("b", 1.5)):
+        meta = {"grade": True, "solution": False, "grade_id": grade_id, "points": 3,
+                "score": score}  # fmt: skip
+        nb.cells.append(nbformat.v4.new_code_cell("1", metadata={"nbgrader": meta}))
+    html = page_of(nb, "scores")
+    assert "Score: 4.49 / 6.0" in html, html[-3000:]  # 4.498 in all
+    assert "Score: 2.99 / 3.0" in html and "Score: 1.5 / 3.0" in html
+    assert "Score: 3.0 / 3.0" not in html and "4.5 / 6.0" not in html
+
+
+def test_the_page_draws_chinese_with_the_course_font(fontless_browser, fonts_used, feedback_pages):
+    """The notebooks (and Chinese feedback) hold hanzi; on a machine without a CJK font the
+    page's own embedded subset of the course font draws them (no boxes)."""
+    tab = fontless_browser.new_page(viewport={"width": 1280, "height": 900})
+    tab.goto(feedback_pages["fusion"].as_uri(), wait_until="load")
+    marked = tab.evaluate(
+        """() => {
+          const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+          for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+            if (/[\u4e00-\u9fff]/.test(n.data)) {
+              n.parentElement.setAttribute('data-hanzi', '1');
+              return n.data.trim().slice(0, 40);
+            }
+          }
+          return null;
+        }"""
+    )
+    assert marked, "the page has no Chinese text to draw"
+    used = fonts_used(tab, ("[data-hanzi]",))["[data-hanzi]"]
+    assert used.get("Chipsim CJK Sans", 0) > 0, (marked, used)

@@ -13,14 +13,11 @@ Chinese of a page's heading and first paragraph: the one the book ships (book/_e
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from chipsim_tests_bookbuild import toc_pages
 
 pytestmark = pytest.mark.book
 
-CHROMIUM = Path("/usr/bin/chromium")
 EDITIONS = {"en": "", "zh_CN": "zh/"}
 PAGES = [(lang, page) for lang in EDITIONS for page in toc_pages()]
 
@@ -76,35 +73,13 @@ def test_the_page_contents_stay_reachable_at_1280_px(page, base_url):
     drawer.get_by_text("A real block: GPT-2 small").wait_for(timeout=10_000)
 
 
-def test_chinese_draws_with_the_shipped_font_when_the_system_has_none(browser, base_url, tmp_path):
+def test_chinese_draws_with_the_shipped_font_when_the_system_has_none(
+    fontless_browser, fonts_used, base_url
+):
     """A second Chromium, whose fontconfig knows DejaVu only."""
-    dejavu = Path("/usr/share/fonts/truetype/dejavu")
-    if not dejavu.is_dir():
-        pytest.skip("Debian's fonts-dejavu-core (a dependency of chromium) is not installed")
-    conf = tmp_path / "fonts.conf"
-    conf.write_text(
-        f'<?xml version="1.0"?>\n<fontconfig><dir>{dejavu}</dir>'
-        f"<cachedir>{tmp_path / 'cache'}</cachedir></fontconfig>\n",
-        encoding="utf-8",
-    )
-    env = {"FONTCONFIG_FILE": str(conf), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    args = ["--no-sandbox", "--disable-gpu", "--no-first-run"]
-    blind = browser.browser_type.launch(executable_path=str(CHROMIUM), args=args, env=env)
-    try:
-        tab = blind.new_page(viewport={"width": 1280, "height": 900})
-        tab.goto(f"{base_url}zh/book/intro.html", wait_until="load")
-        tab.evaluate("document.fonts.ready.then(() => true)")
-        cdp = tab.context.new_cdp_session(tab)
-        cdp.send("DOM.enable")
-        cdp.send("CSS.enable")
-        root = cdp.send("DOM.getDocument")["root"]["nodeId"]
-        used = {}
-        for selector in ("article h1", "article section p"):
-            node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})
-            fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node["nodeId"]})
-            used[selector] = {f["familyName"]: f["glyphCount"] for f in fonts["fonts"]}
-    finally:
-        blind.close()
+    tab = fontless_browser.new_page(viewport={"width": 1280, "height": 900})
+    tab.goto(f"{base_url}zh/book/intro.html", wait_until="load")
+    used = fonts_used(tab, ("article h1", "article section p"))
     for selector, families in used.items():  # the hanzi come from the book's own font
         assert families.get("Chipsim CJK Sans", 0) > 0, (selector, used)
         assert not {"Noto Sans CJK SC", "Source Han Sans SC"} & set(families), used
