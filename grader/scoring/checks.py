@@ -317,7 +317,8 @@ def _fusion(part: Part, inst: Instance, answer: dict) -> InstanceScore:
     score = replace(score, matches_reference=same)
     if score.fraction < 1.0:
         why = slower_kernel(prog, base["shown"])
-        score = replace(score, message=f"{score.message}. {why}" if why else score.message)
+        if why:  # two sentences, each language's full stop
+            score = replace(score, message=tr("{message}. {why}", message=score.message, why=why))
     return score
 
 
@@ -561,7 +562,7 @@ def _timed(
             unit=unit,
         )
     else:
-        how = tr("{fraction:.1%} of the way from naive to the reference", fraction=frac)
+        how = _between(part, frac, theirs, ref, simple)
     extra = ""
     if simple is not None:
         extra += tr(", {name} {value:,} (earns {share:.0%})", name=part.baseline, value=simple,
@@ -580,6 +581,21 @@ def _timed(
     if not math.isfinite(frac):
         frac = 0.0
     return InstanceScore(inst.id, frac, msg, numbers, shown)
+
+
+def _between(part: Part, frac: float, theirs: int, ref: int, simple: int | None) -> str:
+    """Where ``theirs`` lies on the part's credit line, in words (the line's two ends)."""
+    full = ref * (1 + part.slack)
+    if simple is not None and full < simple:
+        if theirs >= simple:
+            return tr("{fraction:.1%}: between naive (0%) and {name} ({half:.0%})",
+                      fraction=frac, name=part.baseline, half=BASELINE_CREDIT)  # fmt: skip
+        return tr("{fraction:.1%}: between {name} ({half:.0%}) and full credit ({full:,.0f})",
+                  fraction=frac, name=part.baseline, half=BASELINE_CREDIT, full=full)  # fmt: skip
+    if part.slack:
+        return tr("{fraction:.1%} of the way from naive to full credit ({full:,.0f})",
+                  fraction=frac, full=full)  # fmt: skip
+    return tr("{fraction:.1%} of the way from naive to the reference", fraction=frac)
 
 
 def slower_kernel(theirs: Any, reference: Any) -> str:

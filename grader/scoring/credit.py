@@ -126,6 +126,11 @@ class PartScore:
     notes: tuple[str, ...] = ()
     language: str = field(default_factory=lambda: feedback_language())
     counted: tuple[str, ...] | None = None
+    #: the part's credit line, for the formula the explanation states: its slack, its
+    #: baseline's name, and whether half the credit is the DMA overlap
+    slack: float = 0.0
+    baseline: str | None = None
+    overlap: bool = False
 
     def counted_scores(self) -> tuple[InstanceScore, ...]:
         """The instances the points come from (all of them when ``counted`` is None)."""
@@ -178,12 +183,32 @@ class PartScore:
                                    points=show_points(self.preview)))  # fmt: skip
             lines += [f"  - {_line(s)}" for s in preview]
         if any(s.numbers for s in self.instances):
-            lines.append("  " + tr("credit = clip((naive - yours) / (naive - reference), 0, 1)"))
+            lines += ["  " + line for line in formula(self.slack, self.baseline, self.overlap)]
         if any("lower_bound" in s.numbers for s in self.instances):
             lines.append(
                 "  " + tr("lower bound = peak live bytes: no plan can have a smaller arena")
             )
         return "\n".join(lines)
+
+
+def formula(slack: float, baseline: str | None, overlap: bool) -> list[str]:
+    """The credit line of a timed part, as the explanation states it (see :func:`credit`)."""
+    if baseline:
+        line = tr("credit: 0 at naive, {half:.0%} at {name}, 100% at full credit; linear "
+                  "between", half=BASELINE_CREDIT, name=baseline)  # fmt: skip
+    elif slack:
+        line = tr("credit = clip((naive - yours) / (naive - full credit), 0, 1)")
+    else:
+        line = tr("credit = clip((naive - yours) / (naive - reference), 0, 1)")
+    lines = [line]
+    if slack:
+        lines.append(tr("full credit = reference x {k:.2f} (within {slack:.0%} of it)",
+                        k=1 + slack, slack=slack))  # fmt: skip
+    if overlap:
+        lines.append(tr("this part: half the credit from the cycles (the line above), half "
+                        "from the DMA overlap (yours / the reference's; all of it at the "
+                        "reference's cycles)"))  # fmt: skip
+    return lines
 
 
 def _line(s: InstanceScore) -> str:

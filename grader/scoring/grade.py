@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 from chipsim.i18n import normalize, tr, use_language
-from grader.problems.parts import Part
+from grader.problems.parts import OVERLAP_PARTS, Part
 from grader.scoring.answer import decode
 from grader.scoring.checks import score_instance
 from grader.scoring.credit import PartScore, feedback_language, zero
@@ -77,4 +77,6 @@ def score_answer(
             return replace(zero(part.id, points, why, ids), counted=count)
         answers = doc["answers"]
         scores = tuple(score_instance(part, part.instance(i), answers.get(i)) for i in ids)
-        return PartScore(part.id, float(points), scores, language=language, counted=count)
+        return PartScore(part.id, float(points), scores, language=language, counted=count,
+                         slack=part.slack, baseline=part.baseline,
+                         overlap=part.id in OVERLAP_PARTS)  # fmt: skip

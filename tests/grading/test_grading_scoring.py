@@ -267,3 +267,33 @@ def test_liveness_feedback_shows_the_expected_record_and_yours():
     del rows[1]
     s = score_instance(part, part.instance("live_a"), {"graph": fp, "records": rows})
     assert f"yours has no record {rid}" in s.message
+
+
+def test_the_explanation_states_the_line_the_credit_was_read_from():
+    """A challenge's credit bends at its baseline and is full within the slack: the message
+    and the formula say so, never "of the way from naive to the reference" for another line."""
+    from grader.scoring.answer import records_fingerprint
+
+    part = PARTS["memory_challenge"]
+    records = built(part.id, "tight_40")
+    plan = greedy_by_size(records)  # the baseline itself: half credit
+    answer = {"records": records_fingerprint(records), "offsets": dict(plan.offsets)}
+    scored = score_answer(part, encode(part.id, {"tight_40": answer}), points=4,
+                          required=["tight_40"])  # fmt: skip
+    (only,) = scored.instances
+    assert only.fraction == 0.5, only.message
+    assert "between naive (0%) and greedy_by_size (50%)" in only.message
+    text = scored.explain()
+    assert "50% at greedy_by_size, 100% at full credit" in text
+    assert "full credit = reference x 1.06" in text
+    assert "(naive - reference)" not in text
+
+    fusion = PARTS["fusion_challenge"]
+    graph = built(fusion.id, "transformer")
+    answer = _fusion_answer(fusion.id, "transformer", fuse_elementwise_chains(graph))
+    scored = score_answer(fusion, encode(fusion.id, {"transformer": answer}), points=4,
+                          required=["transformer"])  # fmt: skip
+    (only,) = scored.instances
+    assert 0 < only.fraction < 1, only.message
+    assert f"{only.fraction:.1%} of the way from naive to full credit (" in only.message
+    assert "(naive - full credit)" in scored.explain()
