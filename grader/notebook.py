@@ -24,6 +24,7 @@ from __future__ import annotations
 import io
 import operator
 import os
+import textwrap
 import time
 import traceback
 from collections.abc import Callable
@@ -139,15 +140,39 @@ def submit(
             raise NotFullCredit(warning)
         if _validating() and provisional.score < provisional.points:
             raise NotFullCredit(
-                tr(
-                    "not there yet: {score} of {points} points on the visible instances.",
-                    score=show_points(provisional.score),
-                    points=show_points(provisional.points),
-                )  # fmt: skip
-                + "\n"
-                + provisional.explain()
+                wrapped(
+                    tr(
+                        "not there yet: {score} of {points} points on the visible instances.",
+                        score=show_points(provisional.score),
+                        points=show_points(provisional.points),
+                    )  # fmt: skip
+                    + "\n"
+                    + provisional.explain()
+                )
             )
     return Answer(part, doc, provisional, warning)
+
+
+#: nbgrader's Validate cuts every line of an error at 87 characters (its ``width`` less its
+#: indent and "..."): the explanation it shows is wrapped to fit, so nothing is cut.
+VALIDATE_WIDTH = 80
+
+
+def wrapped(text: str, width: int = VALIDATE_WIDTH) -> str:
+    """``text`` with every line longer than ``width`` wrapped, continuation lines indented
+    two more spaces than the line's own indent.
+
+    Example:
+        >>> print(wrapped("  - one two three four", width=12))
+          - one two
+            three four
+    """
+    out = []
+    for line in text.split("\n"):
+        indent = line[: len(line) - len(line.lstrip())]
+        out += textwrap.wrap(line, width, subsequent_indent=indent + "  ", break_on_hyphens=False,
+                             drop_whitespace=True) or [line]  # fmt: skip
+    return "\n".join(out)
 
 
 def too_slow(part: Part, seconds: float, ran: int, limit: float | None = None) -> tuple[bool, str]:

@@ -52,10 +52,13 @@ POLICY = (
     "form-action 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:"
 )
 #: Long lines wrap inside their box (the grader's explanations, printed tables): nothing
-#: runs off the page at any width.
+#: runs off the page at any width. Tables get room between their cells (the template has
+#: none for a Markdown table: "part | what you write" read "partwhat you write").
 WRAP = (
     "<style>pre, .output_text pre, .output_stream pre {white-space: pre-wrap; "
-    "overflow-wrap: anywhere;} img {max-width: 100%; height: auto;}</style>"
+    "overflow-wrap: anywhere;} img {max-width: 100%; height: auto;} "
+    "table {border-collapse: collapse; margin: 0.5em 0;} "
+    "th, td {padding: 0.2em 0.8em; border-bottom: 1px solid #ddd; text-align: left;}</style>"
 )
 #: Output types kept as they are (the page shows them without running anything).
 SAFE_MIME = frozenset({"text/plain", "image/png", "image/jpeg", "image/gif"})

@@ -91,6 +91,7 @@ def plot_distribution(rows: Sequence[Row], path: Path) -> Path:
         ax.set_ylabel("students", fontsize=8)
     for ax in axes[len(parts) :]:
         ax.set_visible(False)
-    fig.suptitle(f"Score distribution per part ({len(totals(rows))} students)")
+    n = len(totals(rows))
+    fig.suptitle(f"Score distribution per part ({n} student{'' if n == 1 else 's'})")
     fig.savefig(path, dpi=80, metadata={"Software": None})
     return Path(path)

@@ -51,6 +51,14 @@ def test_untouched_release_fails_every_part(tmp_path, assignment):
     assert failed_parts(result, released) == sorted(tests)
     errors = "\n".join(f["error"] for f in result["failed"])
     assert "NotFullCredit" in errors and "0 of" in errors
+    # what `nbgrader validate` prints: every line of the explanation whole (it cuts long
+    # lines to its width and adds "...")
+    for failed in result["failed"]:
+        shown = Validator()._indent(failed["raw_error"])
+        explanation = shown[shown.rindex("NotFullCredit") :].splitlines()  # the message
+        assert len(explanation) > 2
+        cut = [line for line in explanation if line.endswith("...") and not line.endswith(" ...")]
+        assert not cut, cut
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
