@@ -81,7 +81,7 @@ def _geomean(values: list[float]) -> float:
 
 def entry(part: str, learner: str, results: dict) -> Entry | None:
     """The leaderboard entry of ``results`` (a notebook's ``measured[part]``), or None."""
-    counted, visible, marks = [], {}, {"naive": [], "baseline": []}
+    counted, visible, marks = [], {}, {"naive": [], "baseline": [], "lower_bound": []}
     for instance, n in results.items():
         try:
             theirs, ref = int(n["theirs"]), int(n["reference"])
@@ -222,12 +222,26 @@ def write(course: Path, pseudonyms: bool = False) -> tuple[Path, Path]:
     return csv_path, html_path
 
 
-#: The course's landmarks, as rows of the table (name, how to read it).
+#: The course's landmarks, as rows of the table: (key in the results, or None for the
+#: reference itself; what it is), and what each is in each open challenge.
 LANDMARKS = (
-    ("course reference", None),
-    ("simple baseline (greedy by size; single buffers)", "baseline"),
-    ("no fusion / no reuse / smallest tiles (naive)", "naive"),
+    (None, "course reference"),
+    ("lower_bound", "lower bound"),
+    ("baseline", "simple baseline"),
+    ("naive", "naive baseline"),
 )
+LANDMARK_NAMES = {
+    "fusion_challenge": {"naive": "no fusion (naive)"},
+    "memory_challenge": {
+        "lower_bound": "lower bound (peak live bytes, on the tight arenas only: no plan is smaller)",
+        "baseline": "greedy by size (simple baseline)",
+        "naive": "no reuse (naive)",
+    },
+    "instgen_challenge": {
+        "baseline": "the code generator's single-buffered program (simple baseline)",
+        "naive": "16 x 16 x 16 tiles, single buffered (naive)",
+    },
+}
 
 
 def _html(table: dict[str, list[Entry]], name: Any, alike: list[tuple[str, ...]]) -> str:
@@ -260,16 +274,17 @@ def _html(table: dict[str, list[Entry]], name: Any, alike: list[tuple[str, ...]]
                      + "".join(f"<th>{esc(i)} ({esc(unit[i])})</th>" for i in visible)
                      + "</tr>")  # fmt: skip
         marks = {k: _geomean([e.landmarks[k] for e in rows if k in e.landmarks])
-                 for k in ("baseline", "naive")}  # fmt: skip
+                 for k, _ in LANDMARKS if k}  # fmt: skip
         lines = [(e.ratio, f"<tr{' class=beat' if e.ratio < 1 else ''}><td>{rank}</td>"
                   f"<td>{esc(name(e))}</td><td>{e.ratio:.3f}</td>"
                   + "".join(f"<td>{_num(e.visible.get(i, {}).get('theirs'))}</td>"
                             for i in visible) + "</tr>")
                  for rank, e in enumerate(rows, 1)]  # fmt: skip
-        for label, key in LANDMARKS:
+        for key, label in LANDMARKS:
             ratio = 1.0 if key is None else marks.get(key, math.inf)
             if not math.isfinite(ratio):
                 continue
+            label = LANDMARK_NAMES.get(part, {}).get(key, label)
             cells = "".join(f"<td>{_landmark(rows, i, key or 'reference')}</td>" for i in visible)
             lines.append((ratio, f"<tr class='mark'><td></td><td>{esc(label)}</td>"
                                  f"<td>{ratio:.3f}</td>{cells}</tr>"))  # fmt: skip

@@ -5,6 +5,7 @@ right unit, safe to open in a spreadsheet."""
 from __future__ import annotations
 
 import csv
+import re
 
 import nbformat
 import pytest
@@ -115,8 +116,13 @@ def test_a_learner_alone_sees_the_courses_landmarks_in_the_right_unit(course):
     page = html_path.read_text()
     assert "tight_40 (bytes)" in page or "sram_transformer (cycles)" in page
     assert "tight_40" in page and "(bytes)" in page
-    for landmark in ("course reference", "greedy by size", "naive"):
+    for landmark in ("course reference", "greedy by size (simple baseline)", "no reuse (naive)",
+                     "lower bound (peak live bytes"):  # fmt: skip
         assert landmark in page, landmark
+    assert "smallest tiles" not in page and "no fusion" not in page  # the other challenges'
+    lower = next(r for r in page.split("<tr") if "lower bound" in r)
+    ratio = float(re.search(r"<td>(\d\.\d{3})</td>", lower).group(1))
+    assert ratio <= 1.0, lower  # never above the reference, as a bound must be
 
 
 def test_the_csv_opens_as_text_in_a_spreadsheet_and_look_alike_ids_are_named(course):
