@@ -130,6 +130,33 @@ def _floor2(x: float) -> float:
     return math.floor(float(x) * 100 + 1e-9) / 100
 
 
+#: nbconvert's alt text for an image without one.
+_NO_ALT = "No description has been provided for this image"
+
+
+def with_alt_text(page: str, nb: Any) -> str:
+    """``page`` with each PNG's alt text taken from its output's plain text (the grader's
+    pictures say what they show; a learner's figure says what matplotlib printed for it)."""
+    alts = {}
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data") or {}
+            if isinstance(data.get("image/png"), str) and isinstance(data.get("text/plain"), str):
+                alts[data["image/png"].strip()[:200]] = data["text/plain"]
+    if _NO_ALT not in page or not alts:
+        return page
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(page, features="html.parser")
+    for img in soup.select("img"):
+        src = img.get("src", "")
+        if img.get("alt") == _NO_ALT and src.startswith("data:image/png;base64,"):
+            alt = alts.get(src.split(",", 1)[1].strip()[:200])
+            if alt:
+                img["alt"] = alt
+    return str(soup)
+
+
 def with_policy(page: str) -> str:
     """``page`` with the Content-Security-Policy meta tag first in its ``<head>``, and
     without the template's script elements and web fonts (the page needs neither, and the
@@ -176,5 +203,6 @@ class SafeFeedbackExporter(HTMLExporter):
         return nb, resources
 
     def from_notebook_node(self, nb: Any, resources: Any = None, **kw: Any) -> tuple[str, Any]:
-        output, resources = super().from_notebook_node(sanitized(nb), resources, **kw)
-        return with_policy(output), resources
+        nb = sanitized(nb)
+        output, resources = super().from_notebook_node(nb, resources, **kw)
+        return with_policy(with_alt_text(output, nb)), resources

@@ -48,9 +48,14 @@ def picture_output(score: PartScore) -> dict[str, Any] | None:
     with warnings.catch_warnings(), use_language(score.language):  # the learner's language
         warnings.simplefilter("ignore")
         png = _draw(shown.instance, *shown.picture)
+        timed = hasattr(shown.picture[0], "report")
+        text = tr("{instance}: the timeline of your program above, the reference's below",
+                  instance=shown.instance) if timed else tr(
+            "{instance}: your memory plan on the left, the reference's on the right",
+            instance=shown.instance)  # fmt: skip
     return {
         "output_type": "display_data",
-        "data": {"image/png": png, "text/plain": f"<yours and the reference's: {shown.instance}>"},
+        "data": {"image/png": png, "text/plain": text},
         "metadata": {},
     }
 

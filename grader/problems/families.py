@@ -302,7 +302,8 @@ def conv_kernel(seed: int, images: int, size: int, cin: int, cout: int, act: str
 
 
 #: Dense kernels too big for SRAM whole (x, w and the output together pass 512 KiB).
-TILING_STRATA = ((256, 256, 256), (128, 512, 512), (512, 256, 128), (256, 512, 256))
+TILING_STRATA = ((256, 256, 256), (128, 512, 512), (512, 256, 128), (256, 512, 256),
+                 (384, 256, 384), (192, 768, 192))  # fmt: skip
 #: Skinny dense kernels (few rows, a large weight): moving the weight takes about as long as
 #: the tensor core's work, so overlapping the two (double buffering) nearly halves the time.
 STREAMING_STRATA = ((16, 1024, 512), (32, 512, 1024), (64, 1024, 256), (16, 512, 1024))

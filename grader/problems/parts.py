@@ -262,7 +262,7 @@ def _hidden(
 HIDDEN_PER_FAMILY = {
     "classify": 1, "chains": 6, "dense": 6, "transformer": 4, "cnn": 4,
     "liveness": 24, "first_fit": 40, "arena": 48, "plan": 4, "tight": 4,
-    "units": 6, "tiling": 4, "streaming": 4, "conv": 4, "mlp": 4,
+    "units": 6, "tiling": 6, "streaming": 4, "conv": 4, "mlp": 4,
 }  # fmt: skip
 H = HIDDEN_PER_FAMILY
 #: The open challenges give full credit within this fraction of the reference: the course's

@@ -157,7 +157,7 @@ def test_feedback_pictures_load_and_are_not_squashed(page, feedback_pages, assig
 
     images = page.eval_on_selector_all(
         "img",
-        "imgs => imgs.map(i => ({src: i.src.slice(0, 40), ok: i.complete,"
+        "imgs => imgs.map(i => ({src: i.src.slice(0, 40), ok: i.complete, alt: i.alt,"
         " w: i.naturalWidth, h: i.naturalHeight, shownW: i.clientWidth, shownH: i.clientHeight}))",
     )
     pictures = [i for i in images if i["src"].startswith("data:image/png")]
@@ -166,6 +166,7 @@ def test_feedback_pictures_load_and_are_not_squashed(page, feedback_pages, assig
         assert img["ok"] and img["w"] > 0, f"{assignment}: an image did not load: {img}"
     for img in pictures:
         assert img["h"] >= MIN_ASPECT[assignment] * img["w"], f"{assignment}: squashed {img}"
+        assert "No description" not in img["alt"] and img["alt"], f"{assignment}: alt {img}"
         # as shown on the page (not only in the file): scaled, never distorted
         shown = img["shownH"] / img["shownW"]
         assert abs(shown - img["h"] / img["w"]) < 0.02, f"{assignment}: distorted {img}"
