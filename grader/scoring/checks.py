@@ -588,10 +588,10 @@ def _between(part: Part, frac: float, theirs: int, ref: int, simple: int | None)
     full = ref * (1 + part.slack)
     if simple is not None and full < simple:
         if theirs >= simple:
-            return tr("{fraction:.1%}: between naive (0%) and {name} ({half:.0%})",
-                      fraction=frac, name=part.baseline, half=BASELINE_CREDIT)  # fmt: skip
-        return tr("{fraction:.1%}: between {name} ({half:.0%}) and full credit ({full:,.0f})",
-                  fraction=frac, name=part.baseline, half=BASELINE_CREDIT, full=full)  # fmt: skip
+            return tr("between naive (0%) and {name} ({half:.0%}) on the line",
+                      name=part.baseline, half=BASELINE_CREDIT)  # fmt: skip
+        return tr("between {name} ({half:.0%}) and full credit ({full:,.0f}, 100%) on the line",
+                  name=part.baseline, half=BASELINE_CREDIT, full=full)  # fmt: skip
     if part.slack:
         return tr("{fraction:.1%} of the way from naive to full credit ({full:,.0f})",
                   fraction=frac, full=full)  # fmt: skip

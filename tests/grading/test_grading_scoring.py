@@ -282,7 +282,7 @@ def test_the_explanation_states_the_line_the_credit_was_read_from():
                           required=["tight_40"])  # fmt: skip
     (only,) = scored.instances
     assert only.fraction == 0.5, only.message
-    assert "between naive (0%) and greedy_by_size (50%)" in only.message
+    assert "between naive (0%) and greedy_by_size (50%) on the line" in only.message
     text = scored.explain()
     assert "50% at greedy_by_size, 100% at full credit" in text
     assert "full credit = reference x 1.06" in text
