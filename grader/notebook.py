@@ -137,7 +137,7 @@ def submit(
         visible = [i.id for i in part.visible()]
         provisional = score_answer(part, doc, points=part.points, required=visible)
         if _validating() and fatal:  # the grader would stop the cell: the part scores 0
-            raise NotFullCredit(warning)
+            raise NotFullCredit(wrapped(warning))
         if _validating() and provisional.score < provisional.points:
             raise NotFullCredit(
                 wrapped(

@@ -127,7 +127,8 @@ def floored_scores(nb: Any, resources: dict) -> None:
 
 
 def _floor2(x: float) -> float:
-    return math.floor(float(x) * 100 + 1e-9) / 100
+    x = float(x)
+    return math.floor(x * 100 + 1e-9) / 100 if math.isfinite(x) else x
 
 
 #: nbconvert's alt text for an image without one.
@@ -142,7 +143,7 @@ def with_alt_text(page: str, nb: Any) -> str:
         for out in cell.get("outputs", []):
             data = out.get("data") or {}
             if isinstance(data.get("image/png"), str) and isinstance(data.get("text/plain"), str):
-                alts[data["image/png"].strip()[:200]] = data["text/plain"]
+                alts[data["image/png"].strip()] = data["text/plain"]
     if _NO_ALT not in page or not alts:
         return page
     from bs4 import BeautifulSoup
@@ -151,7 +152,7 @@ def with_alt_text(page: str, nb: Any) -> str:
     for img in soup.select("img"):
         src = img.get("src", "")
         if img.get("alt") == _NO_ALT and src.startswith("data:image/png;base64,"):
-            alt = alts.get(src.split(",", 1)[1].strip()[:200])
+            alt = alts.get(src.split(",", 1)[1].strip())
             if alt:
                 img["alt"] = alt
     return str(soup)

@@ -562,11 +562,12 @@ def _timed(
             unit=unit,
         )
     else:
-        how = _between(part, frac, theirs, ref, simple)
+        how = _between(part, frac, theirs, ref, naive, simple)
     extra = ""
-    if simple is not None:
+    if simple is not None:  # what the baseline itself earns here (all of it within the slack)
+        share = credit(simple, ref, naive, baseline=simple, slack=part.slack)
         extra += tr(", {name} {value:,} (earns {share:.0%})", name=part.baseline, value=simple,
-                    share=BASELINE_CREDIT)  # fmt: skip
+                    share=share)  # fmt: skip
     if "lower_bound" in numbers:
         extra += tr(", lower bound {bound:,}", bound=numbers["lower_bound"])
     msg = tr(
@@ -583,18 +584,20 @@ def _timed(
     return InstanceScore(inst.id, frac, msg, numbers, shown)
 
 
-def _between(part: Part, frac: float, theirs: int, ref: int, simple: int | None) -> str:
-    """Where ``theirs`` lies on the part's credit line, in words (the line's two ends)."""
+def _between(part: Part, frac: float, theirs: int, ref: int, naive: int, simple: int | None) -> str:
+    """Where ``theirs`` lies on the part's credit line, in words (the line's two ends; the
+    line bends at the baseline exactly when :func:`~grader.scoring.credit.credit` bends it)."""
     full = ref * (1 + part.slack)
-    if simple is not None and full < simple:
+    last = math.floor(full)  # the largest result with full credit
+    if simple is not None and full < simple < naive:
         if theirs >= simple:
             return tr("between naive (0%) and {name} ({half:.0%}) on the line",
                       name=part.baseline, half=BASELINE_CREDIT)  # fmt: skip
-        return tr("between {name} ({half:.0%}) and full credit ({full:,.0f}, 100%) on the line",
-                  name=part.baseline, half=BASELINE_CREDIT, full=full)  # fmt: skip
+        return tr("between {name} ({half:.0%}) and full credit (at most {full:,}) on the line",
+                  name=part.baseline, half=BASELINE_CREDIT, full=last)  # fmt: skip
     if part.slack:
-        return tr("{fraction:.1%} of the way from naive to full credit ({full:,.0f})",
-                  fraction=frac, full=full)  # fmt: skip
+        return tr("{fraction:.1%} of the way from naive to full credit (at most {full:,})",
+                  fraction=frac, full=last)  # fmt: skip
     return tr("{fraction:.1%} of the way from naive to the reference", fraction=frac)
 
 

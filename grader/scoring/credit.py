@@ -193,9 +193,14 @@ class PartScore:
 
 def formula(slack: float, baseline: str | None, overlap: bool) -> list[str]:
     """The credit line of a timed part, as the explanation states it (see :func:`credit`)."""
-    if baseline:
+    if baseline and slack:
         line = tr("credit: 0 at naive, {half:.0%} at {name}, 100% at full credit; linear "
-                  "between", half=BASELINE_CREDIT, name=baseline)  # fmt: skip
+                  "between ({name} earns full credit where it is that good itself)",
+                  half=BASELINE_CREDIT, name=baseline)  # fmt: skip
+    elif baseline:
+        line = tr("credit: 0 at naive, {half:.0%} at {name}, 100% at the reference; linear "
+                  "between ({name} earns full credit where it is that good itself)",
+                  half=BASELINE_CREDIT, name=baseline)  # fmt: skip
     elif slack:
         line = tr("credit = clip((naive - yours) / (naive - full credit), 0, 1)")
     else:

@@ -297,3 +297,22 @@ def test_the_explanation_states_the_line_the_credit_was_read_from():
     assert 0 < only.fraction < 1, only.message
     assert f"{only.fraction:.1%} of the way from naive to full credit (" in only.message
     assert "(naive - full credit)" in scored.explain()
+
+
+def test_the_words_follow_the_line_where_the_baseline_does_not_bend_it():
+    """The baseline earns half only where it is worse than full credit and better than naive;
+    otherwise the message says what it earns and reads the straight line."""
+    from grader.scoring.checks import _timed
+
+    part = PARTS["memory_challenge"]
+    inst = part.instance("tight_40")
+    near = _timed(part, inst, 1200, {"reference": 1000, "naive": 2000, "baseline": 1000},
+                  "bytes", None)  # fmt: skip
+    assert "(earns 100%)" in near.message and "on the line" not in near.message
+    flat = _timed(part, inst, 1200, {"reference": 1000, "naive": 1500, "baseline": 1500},
+                  "bytes", None)  # fmt: skip
+    assert flat.fraction == pytest.approx((1500 - 1200) / (1500 - 1060))
+    assert "of the way from naive to full credit (at most 1,060)" in flat.message
+    bent = _timed(part, inst, 1100, {"reference": 1010, "naive": 2000, "baseline": 1200},
+                  "bytes", None)  # fmt: skip
+    assert "full credit (at most 1,070)" in bent.message  # 1,070.6: 1,071 would not be full
