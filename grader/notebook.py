@@ -163,7 +163,7 @@ def wrapped(text: str, width: int = VALIDATE_WIDTH) -> str:
     two more spaces than the line's own indent.
 
     Example:
-        >>> print(wrapped("  - one two three four", width=12))
+        >>> print(wrapped("  - one two three four", width=14))
           - one two
             three four
     """
