@@ -43,7 +43,8 @@ REACHING_MODULES = frozenset(
     {"importlib", "ctypes", "gc", "inspect", "pickle", "marshal", "builtins", "runpy", "code",
      "subprocess", "os", "shutil", "socket", "multiprocessing", "threading", "signal", "pty",
      "grader.sandbox.view", "grader.scoring.checks", "grader.problems.hidden",
-     "grader.problems.parts", "grader.problems.families", "grader.scoring.epilogue",
+     "grader.problems.parts", "grader.problems.families", "grader.problems.kernels",
+     "grader.scoring.epilogue",
      "grader.course.rescore", "grader.problems.data"}
 )  # fmt: skip
 

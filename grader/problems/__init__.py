@@ -3,7 +3,9 @@
 * :mod:`.parts` — ``PARTS`` (part id = the test cell's nbgrader ``grade_id``) and
   ``ASSIGNMENTS``: points, the learner's functions, the references, the instances;
 * :mod:`.families` — the seeded families of hidden instances (their strata), built on the
-  teaching workloads of :mod:`chipsim.workloads`;
+  teaching workloads of :mod:`chipsim.workloads`, and how a stratum redraws until its outcome
+  holds;
+* :mod:`.kernels` — the instruction-generation exercise's one-kernel families;
 * :mod:`.hidden` — the course secret and the per-submission draw of hidden instances;
 * :mod:`.data` — a hidden instance as data, the only form a learner's kernel receives.
 """

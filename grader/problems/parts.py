@@ -60,6 +60,7 @@ from chipsim.ir.ops.registry import PATTERN_NAMES
 from chipsim.passes.memory.instances import mobilenet_v2_records
 from chipsim.testing.memory_instances import random_records
 from grader.problems import families as graphs
+from grader.problems import kernels
 
 #: The chip every exercise targets (one home: the families size their instances against it).
 CHIP = graphs.CHIP
@@ -260,9 +261,9 @@ def _hidden(
 #: Hidden instances per family: enough that a score hangs on no single draw (the spread of a
 #: notebook's points over course secrets is measured by ``benchmarks/grading_spread.py``).
 HIDDEN_PER_FAMILY = {
-    "classify": 1, "chains": 6, "dense": 6, "transformer": 4, "cnn": 4,
+    "classify": 1, "chains": 6, "dense": 96, "transformer": 4, "cnn": 4,
     "liveness": 24, "first_fit": 40, "arena": 48, "plan": 4, "tight": 4,
-    "units": 6, "tiling": 6, "streaming": 4, "conv": 4, "mlp": 4,
+    "units": 6, "tiling": 6, "streaming": 32, "conv": 8, "mlp": 8,
 }  # fmt: skip
 H = HIDDEN_PER_FAMILY
 #: The open challenges give full credit within this fraction of the reference: the course's
@@ -440,7 +441,7 @@ UNITS_VISIBLE = {
 
 
 def _units_hidden(seed: int, stratum: int = 0) -> dict:
-    return graphs.units_items(seed, 24)
+    return kernels.units_items(seed, 24)
 
 
 INSTGEN_PARTS = (
@@ -466,8 +467,8 @@ INSTGEN_PARTS = (
         (),
         ("single",),
         (
-            _inst("dense_a", "program", lambda s: graphs.dense_kernel(s, 256, 256, 256, "relu")),
-            *_hidden("tiling_h", "program", graphs.tiling_variant, H["tiling"], strata=True),
+            _inst("dense_a", "program", lambda s: kernels.dense_kernel(s, 256, 256, 256, "relu")),
+            *_hidden("tiling_h", "program", kernels.tiling_variant, H["tiling"], strata=True),
         ),
         naive="smallest",
     ),
@@ -481,10 +482,10 @@ INSTGEN_PARTS = (
         ("double",),
         (
             _inst(
-                "skinny_a", "program", lambda s: graphs.dense_kernel(s, 32, 1024, 512, "relu"), 1
+                "skinny_a", "program", lambda s: kernels.dense_kernel(s, 32, 1024, 512, "relu"), 1
             ),  # fmt: skip
             *_hidden(
-                "stream_h", "program", graphs.streaming_variant, H["streaming"], strata=True
+                "stream_h", "program", kernels.streaming_variant, H["streaming"], strata=True
             ),  # fmt: skip
         ),
         naive="single",
@@ -498,12 +499,12 @@ INSTGEN_PARTS = (
         (),
         ("double",),
         (
-            _inst("conv_a", "program", lambda s: graphs.conv_kernel(s, 2, 16, 32, 64)),
+            _inst("conv_a", "program", lambda s: kernels.conv_kernel(s, 2, 16, 32, 64)),
             _inst(
-                "mlp_a", "program", lambda s: graphs.dense_kernel(s, 64, 256, 1024, "gelu"), 2
+                "mlp_a", "program", lambda s: kernels.dense_kernel(s, 64, 256, 1024, "gelu"), 2
             ),  # fmt: skip
-            *_hidden("conv_h", "program", graphs.conv_variant, H["conv"], strata=True),
-            *_hidden("mlp_h", "program", graphs.mlp_variant, H["mlp"], strata=True),
+            *_hidden("conv_h", "program", kernels.conv_variant, H["conv"], strata=True),
+            *_hidden("mlp_h", "program", kernels.mlp_variant, H["mlp"], strata=True),
         ),
         baseline="single",
         naive="smallest",

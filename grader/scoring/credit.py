@@ -59,15 +59,45 @@ def credit(
     earns full credit, anything worse earns none.
     """
     full = reference * (1 + slack)
-    if theirs <= full:
-        return 1.0
-    if naive <= full:
-        return 0.0
-    if baseline is None or not full < baseline < naive:
+    piece = segment(theirs, reference, naive, baseline=baseline, slack=slack)
+    if piece in ("full", "flat"):
+        return 1.0 if piece == "full" else 0.0
+    if piece == "line":
         return _clip((naive - theirs) / (naive - full))
-    if theirs >= baseline:
+    assert baseline is not None
+    if piece == "lower":
         return BASELINE_CREDIT * _clip((naive - theirs) / (naive - baseline))
     return BASELINE_CREDIT + (1 - BASELINE_CREDIT) * _clip((baseline - theirs) / (baseline - full))
+
+
+def segment(
+    theirs: float,
+    reference: float,
+    naive: float,
+    *,
+    baseline: float | None = None,
+    slack: float = 0.0,
+) -> str:
+    """The piece of :func:`credit`'s line that ``theirs`` falls on: ``"full"`` (at or below
+    full credit), ``"flat"`` (the reference no better than naive: nothing to earn),
+    ``"line"`` (naive to full credit, no bend), ``"lower"`` (naive to the baseline) or
+    ``"upper"`` (the baseline to full credit). What an explanation says of a result
+    comes from here, so it names the line its credit was read from.
+
+    Example:
+        >>> segment(125, 100, 200, baseline=150), segment(175, 100, 200, baseline=150)
+        ('upper', 'lower')
+        >>> segment(125, 100, 200, baseline=90)  # a baseline past full credit bends nothing
+        'line'
+    """
+    full = reference * (1 + slack)
+    if theirs <= full:
+        return "full"
+    if naive <= full:
+        return "flat"
+    if baseline is None or not full < baseline < naive:
+        return "line"
+    return "lower" if theirs >= baseline else "upper"
 
 
 def _clip(x: float) -> float:

@@ -22,3 +22,50 @@ def test_a_different_program_is_still_caught():
     graph = cs.trace(lambda x: cs.ops.log(x) * 2.0 + 1.0, x)
     other = cs.compile(cs.trace(lambda x: cs.ops.log(x) * 3.0 + 1.0, x), chip="edge-npu")
     assert "not numerically equivalent" in _mismatch(graph, other)
+
+
+#: A hidden fusion-epilogue instance (epilogue_variant, stratum 80 of a course secret) whose
+#: exp(exp(...)) layers reach 1e35 and overflow float32 on half the output: there two valid
+#: summation orders differ by up to 10%, past the tolerances, so before the trusted program
+#: widened them every answer, the reference's own partition included, scored 0 on the part.
+ILL_CONDITIONED = 2024756568156119141
+
+
+def _ill_conditioned():
+    from grader.problems import families
+
+    return families.epilogue_variant(ILL_CONDITIONED, stratum=80)
+
+
+def test_every_valid_partition_of_an_ill_conditioned_graph_is_equivalent():
+    from grader.problems.families import compile_with
+    from grader.scoring.checks import fusion_strategy
+
+    graph = _ill_conditioned()
+    want = interpret(graph, *random_inputs(graph))[0]
+    assert not np.isfinite(want).all()  # the case in question: the output overflows
+    reference = compile_with(graph, fusion_strategy("reference", graph))
+    assert _mismatch(graph, reference) != ""  # the plain tolerances fail even the reference
+    for name in ("none", "elementwise", "epilogue", "reference"):
+        program = compile_with(graph, fusion_strategy(name, graph))
+        assert _mismatch(graph, program, lambda: reference) == "", name
+
+
+def test_a_wrong_program_of_an_ill_conditioned_graph_is_still_caught():
+    from grader.problems.families import compile_with
+    from grader.scoring.checks import fusion_strategy
+
+    graph = _ill_conditioned()
+    reference = compile_with(graph, fusion_strategy("reference", graph))
+    # the same graph with its last scale changed from 0.5 to 0.75: every output off by half
+    last = graph.nodes[-1]
+    assert last.op == "mul"
+    scaled = cs.trace(lambda x: x * 1.5, np.zeros(graph.outputs[0].shape, np.float32))
+    wrong = cs.compile(scaled, chip="edge-npu")
+
+    class Composed:  # the reference's outputs, then scaled by 1.5
+        def run(self, *args):
+            out, report = reference.run(*args)
+            return [wrong.run(out[0])[0][0]], report
+
+    assert "not numerically equivalent" in _mismatch(graph, Composed(), lambda: reference)
