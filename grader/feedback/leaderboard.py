@@ -230,6 +230,10 @@ LANDMARKS = (
     ("baseline", "simple baseline"),
     ("naive", "naive baseline"),
 )
+#: Landmarks measured on some of the counted instances only (a lower bound exists for the
+#: tight arenas, not for the scratchpad's cycles): not comparable with a learner's ratio over
+#: all of them, so they follow the ranked rows instead of standing among them.
+PARTIAL_LANDMARKS = ("lower_bound",)
 LANDMARK_NAMES = {
     "fusion_challenge": {"naive": "no fusion (naive)"},
     "memory_challenge": {
@@ -280,15 +284,18 @@ def _html(table: dict[str, list[Entry]], name: Any, alike: list[tuple[str, ...]]
                   + "".join(f"<td>{_num(e.visible.get(i, {}).get('theirs'))}</td>"
                             for i in visible) + "</tr>")
                  for rank, e in enumerate(rows, 1)]  # fmt: skip
+        after = []
         for key, label in LANDMARKS:
             ratio = 1.0 if key is None else marks.get(key, math.inf)
             if not math.isfinite(ratio):
                 continue
             label = LANDMARK_NAMES.get(part, {}).get(key, label)
             cells = "".join(f"<td>{_landmark(rows, i, key or 'reference')}</td>" for i in visible)
-            lines.append((ratio, f"<tr class='mark'><td></td><td>{esc(label)}</td>"
-                                 f"<td>{ratio:.3f}</td>{cells}</tr>"))  # fmt: skip
+            row = (ratio, f"<tr class='mark'><td></td><td>{esc(label)}</td>"
+                          f"<td>{ratio:.3f}</td>{cells}</tr>")  # fmt: skip
+            (after if key in PARTIAL_LANDMARKS else lines).append(row)
         parts += [row for _, row in sorted(lines, key=lambda r: r[0])]
+        parts += [row for _, row in after]
         parts.append("</table>")
     return "\n".join(parts) + "\n"
 
