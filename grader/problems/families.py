@@ -151,9 +151,10 @@ def epilogue_variant(seed: int, stratum: int | None = None) -> Graph:
 
 # The fusion challenge gives full credit within its slack (6%) of the reference and none at
 # one kernel per op, linear between. Where fusing barely pays (a small transformer whose
-# reference is 7% faster than one kernel per op), that line is a sliver: 1% more cycles moves
-# the credit by a sixth, and the instance grades by luck. A stratum of the challenge is
-# therefore redrawn until fusion pays at least :data:`CHALLENGE_GAP` (:func:`fusion_gap`).
+# reference is 7% faster than one kernel per op), that line is 1% of the reference wide: 1%
+# more cycles takes an instance from full credit to none, and it grades by luck. A stratum
+# of the challenge is therefore redrawn until fusion pays at least :data:`CHALLENGE_GAP`
+# (:func:`fusion_gap`): the line is then at least 6% wide.
 def transformer_variant(seed: int, stratum: int | None = None) -> Graph:
     """:func:`transformer_graph` with a size from :data:`TRANSFORMER_STRATA` and a seeded MLP
     width, activation and extra elementwise ops; with a stratum, redrawn until fusion pays
