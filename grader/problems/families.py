@@ -92,7 +92,12 @@ def redrawn(draw: Callable[[np.random.Generator], Any], margin: Callable[[Any], 
              rng: np.random.Generator) -> Any:  # fmt: skip
     """``draw(rng)`` until ``margin`` of a draw is at least 0 (the stratum's outcome holds,
     off its fence), at most :data:`OUTCOME_TRIES` times: that draw, else the one with the
-    largest margin. The one way every family with an outcome redraws."""
+    largest margin. The one way every family with an outcome redraws.
+
+    Example (digits 4, 5, 7, ... drawn until one is at least 7):
+        >>> redrawn(lambda r: int(r.integers(10)), lambda x: x - 7, np.random.default_rng(1))
+        7
+    """
     best, best_margin = None, -math.inf
     for _ in range(OUTCOME_TRIES):
         problem = draw(rng)
