@@ -289,7 +289,7 @@ def _offsets(records: list, fns: tuple) -> dict:
 
 
 def _plan(graph: Any, fns: tuple) -> dict:
-    from grader.scoring.checks import plan_records
+    from grader.problems.families import plan_records
 
     return _offsets(plan_records(graph), fns)
 

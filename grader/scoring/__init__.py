@@ -2,6 +2,8 @@
 
 * :mod:`.answer` — the answer document (plain JSON data a test cell hands over);
 * :mod:`.checks` — one answer for one instance: valid, equivalent, simulated, compared;
+* :mod:`.references` — the grader's own numbers for an instance (reference and naive);
+* :mod:`.equivalence` — the numerical-equivalence check against the interpreter;
 * :mod:`.credit` — the partial-credit curves and the points of a part;
 * :mod:`.grade` — :func:`score_answer`: a document for one part, every instance;
 * :mod:`.epilogue` — the grader's own reference for the epilogue part (withheld in kernels);

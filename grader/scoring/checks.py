@@ -15,10 +15,8 @@ Example:
 
 from __future__ import annotations
 
-import functools
 import math
 import warnings
-from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -26,132 +24,12 @@ import numpy as np
 
 from chipsim.errors import ChipsimError
 from chipsim.i18n import tr
-from grader.problems.families import compile_with, plan_records, search_plan
-from grader.problems.kernels import generated_program
-from grader.problems.parts import ALIGNMENT, CHIP, OVERLAP_PARTS, Instance, Part, get_part
+from grader.problems.families import compile_with
+from grader.problems.parts import ALIGNMENT, OVERLAP_PARTS, Instance, Part
 from grader.scoring.answer import graph_fingerprint, records_fingerprint
 from grader.scoring.credit import BASELINE_CREDIT, InstanceScore, credit, segment
-
-#: Tolerances of the numerical-equivalence check, relative to the output's scale: a valid
-#: program only differs by rounding (tiled matmuls sum in another order), while a wrong one
-#: is off by far more.
-RTOL, ATOL = 1e-2, 1e-2
-
-
-# -- building blocks (the grader's own, from pristine definitions) --------------------------
-@functools.lru_cache(maxsize=64)
-def built(part_id: str, instance_id: str, seed: int | None = None) -> Any:
-    """The instance object, built once per grader process (builders are deterministic);
-    ``seed``: a hidden instance's seed (the grader's, see :mod:`~grader.problems.hidden`)."""
-    return _instance(part_id, instance_id, seed).build()
-
-
-def _instance(part_id: str, instance_id: str, seed: int | None) -> Instance:
-    part = get_part(part_id)
-    return (part if seed is None else part.bind({instance_id: seed})).instance(instance_id)
-
-
-def _chip() -> Any:
-    from chipsim.hw import get_chip
-
-    return get_chip(CHIP)
-
-
-def fusion_strategy(name: str, graph: Any) -> Any:
-    """The partition a named reference strategy gives for ``graph``."""
-    from chipsim.compiler import reference_fusion
-    from chipsim.passes.fusion import autotune, fuse_elementwise_chains, no_fusion, rule_fusion
-
-    chip = _chip()
-    if name == "reference":
-        return reference_fusion(graph, chip)
-    if name == "reference_window":  # the rules and the autotuner on the estimates alone
-        return autotune(graph, chip, rule_fusion(graph, chip))
-    if name == "elementwise":
-        return fuse_elementwise_chains(graph, chip)
-    if name == "epilogue":
-        from grader.scoring.epilogue import epilogue_fusion
-
-        return epilogue_fusion(graph, chip)
-    if name == "none":
-        return no_fusion(graph, chip)
-    raise KeyError(f"unknown fusion strategy {name!r}")
-
-
-def plan_strategy(name: str, records: Any) -> Any:
-    """The plan a named planner gives (``search``: the memory challenge's reference,
-    :func:`~grader.problems.families.search_plan`)."""
-    from chipsim.passes.memory import get_planner
-
-    if name == "search":
-        return search_plan(records)
-    return get_planner(name)(records, alignment=ALIGNMENT)
-
-
-@functools.lru_cache(maxsize=64)
-def baseline(part_id: str, instance_id: str, seed: int | None = None) -> dict[str, Any]:
-    """Reference and naive numbers (and the reference's program or plan) for one instance."""
-    part = get_part(part_id)
-    inst = part.instance(instance_id)
-    obj = built(part_id, instance_id, seed)
-    simple = (part.baseline,) if part.baseline else ()
-    if inst.kind == "fusion":
-        progs = {n: compile_with(obj, fusion_strategy(n, obj)) for n in (*part.reference, *simple)}
-        best = min(part.reference, key=lambda n: (progs[n].report.cycles, part.reference.index(n)))
-        naive = compile_with(obj).report.cycles
-        out = {"reference": progs[best].report.cycles, "naive": naive, "shown": progs[best]}
-        return out | ({"baseline": progs[part.baseline].report.cycles} if simple else {})
-    if inst.kind == "plan":
-        records = plan_records(obj)
-        plans = {n: plan_strategy(n, records) for n in (*part.reference, *simple)}
-        progs = {n: compile_with(obj, plan=p) for n, p in plans.items()}
-        best = min(part.reference, key=lambda n: (progs[n].report.cycles, part.reference.index(n)))
-        naive = compile_with(obj, plan=plan_strategy("naive", records)).report.cycles
-        out = {
-            "reference": progs[best].report.cycles,
-            "naive": naive,
-            "shown": progs[best],
-            "records": records,
-        }
-        return out | ({"baseline": progs[part.baseline].report.cycles} if simple else {})
-    if inst.kind == "arena":
-        plans = {n: plan_strategy(n, obj) for n in (*part.reference, *simple)}
-        best = min((plans[n] for n in part.reference), key=lambda p: p.arena_size)
-        out = {
-            "reference": best.arena_size,
-            "naive": plan_strategy("naive", obj).arena_size,
-            "lower_bound": best.lower_bound,
-            "shown": best,
-        }
-        return out | ({"baseline": plans[part.baseline].arena_size} if simple else {})
-    if inst.kind == "program":
-        names = {*part.reference, *simple, part.naive or "smallest"}
-        ran = {n: run_strategy(n, obj) for n in sorted(names)}
-        best = min(part.reference, key=lambda n: (ran[n].cycles, part.reference.index(n)))
-        out = {"reference": ran[best].cycles, "naive": ran[part.naive or "smallest"].cycles,
-               "shown": ran[best], "overlap": ran[best].overlap}  # fmt: skip
-        return out | ({"baseline": ran[part.baseline].cycles} if simple else {})
-    raise KeyError(f"instance kind {inst.kind!r} has no baseline")
-
-
-class Ran:
-    """A kernel's program after a timing run: what the scoring and the picture read."""
-
-    def __init__(self, builder: Any, report: Any = None) -> None:
-        """``report``: the program's report when it was run already (cycles do not depend
-        on the values), else a timing run makes it."""
-        from chipsim.runtime.handwritten import dma_overlap, run_kernel
-
-        self.builder = builder
-        self.report = report if report is not None else run_kernel(builder, functional=False)[1]
-        self.cycles = self.report.cycles
-        self.overlap = dma_overlap(self.report.records)
-
-
-def run_strategy(name: str, graph: Any) -> Ran:
-    """The code generator's program for a one-kernel ``graph``, run (the strategies of
-    :func:`~grader.problems.kernels.generated_program`)."""
-    return Ran(generated_program(name, graph))
+from grader.scoring.equivalence import first_mismatch, mismatch, random_inputs
+from grader.scoring.references import Ran, baseline, built, plan_strategy, target_chip
 
 
 # -- the checks ----------------------------------------------------------------------------
@@ -283,7 +161,7 @@ def _fusion(part: Part, inst: Instance, answer: dict) -> InstanceScore:
     partition = Partition(field(answer, "groups", list))
     validate_partition(graph, partition)
     prog = compile_with(graph, partition)
-    bad = _mismatch(graph, prog, lambda: baseline(part.id, inst.id, inst.seed)["shown"])
+    bad = mismatch(graph, prog, lambda: baseline(part.id, inst.id, inst.seed)["shown"])
     if bad:
         return InstanceScore(inst.id, 0.0, bad, invalid=True)
     base = baseline(part.id, inst.id, inst.seed)
@@ -304,7 +182,7 @@ def _plan_kind(part: Part, inst: Instance, answer: dict) -> InstanceScore:
     graph = built(part.id, inst.id, inst.seed)
     plan = _plan_from(answer, base["records"])
     prog = compile_with(graph, plan=plan)
-    bad = _mismatch(graph, prog, lambda: base["shown"])
+    bad = mismatch(graph, prog, lambda: base["shown"])
     if bad:
         return InstanceScore(inst.id, 0.0, bad, invalid=True)
     score = _timed(part, inst, prog.report.cycles, base, "cycles", (prog, base["shown"]))
@@ -371,7 +249,7 @@ def _units(part: Part, inst: Instance, answer: dict) -> InstanceScore:
 
     items = built(part.id, inst.id, inst.seed)["items"]
     given = field(answer, "units", list)
-    chip = _chip()
+    chip = target_chip()
     truth = [unit_and_cycles(i["op"], i["dtype"], i["shapes"], chip) for i in items]
     if len(given) != len(items):
         raise ValueError(f"{len(given)} answers for {len(items)} items")
@@ -410,7 +288,7 @@ def _program(part: Part, inst: Instance, answer: dict) -> InstanceScore:
     graph = built(part.id, inst.id, inst.seed)
     if answer.get("graph") != graph_fingerprint(graph):
         return InstanceScore(inst.id, 0.0, tr("this answer is for a different graph"), invalid=True)
-    kb = assemble(graph, _chip(), field(answer, "program", list))
+    kb = assemble(graph, target_chip(), field(answer, "program", list))
     hole = kb.missing()
     if hole:
         return InstanceScore(inst.id, 0.0, hole, invalid=True)
@@ -470,76 +348,6 @@ def _plan_from(answer: dict, records: list) -> Any:
     ):
         raise PlanError('"offsets" must map each tensor id to an int')
     return validate_plan(MemoryPlan(tuple(records), offsets, ALIGNMENT, "yours"))
-
-
-def random_inputs(graph: Any, seed: int = 0) -> list[np.ndarray]:
-    rng = np.random.default_rng(seed)
-    return [(rng.standard_normal(v.shape) * 0.5).astype(v.dtype.numpy) for v in graph.inputs]
-
-
-def _mismatch(graph: Any, prog: Any, trusted: Callable[[], Any] | None = None) -> str:
-    """Empty when the program matches the reference interpreter on random inputs.
-
-    ``trusted``: makes a program the grader trusts (the reference's), run only when ``prog``
-    differs. A graph can amplify float32 rounding past the tolerances (an exp of an exp of a
-    matmul reaches 1e35, where two valid summation orders differ by up to 10%); the trusted
-    program's own difference from the interpreter then says how far a valid program may be
-    (:func:`first_mismatch`)."""
-    from chipsim.ir import interpret
-
-    args = random_inputs(graph)
-    got, _ = prog.run(*args)
-    want = interpret(graph, *args)
-    first = first_mismatch(want, got)
-    if first is not None and trusted is not None:
-        first = first_mismatch(want, got, trusted().run(*args)[0])
-    return "" if first is None else _differs(first[0])
-
-
-def _compare(want: list, got: list) -> str:
-    """Empty when every output in ``got`` matches ``want`` within the tolerances."""
-    first = first_mismatch(want, got)
-    return "" if first is None else _differs(first[0])
-
-
-def _differs(k: int) -> str:
-    return tr(
-        "output {k} differs from the reference interpreter on random inputs: "
-        "the answer is not numerically equivalent",
-        k=k,
-    )
-
-
-#: The widest relative tolerance a trusted program's rounding may open (:func:`first_mismatch`):
-#: past it a graph's values say nothing, and an answer off by a quarter is wrong anyway.
-MAX_RTOL = 0.25
-
-
-def first_mismatch(
-    want: list, got: list, trusted: list | None = None
-) -> tuple[int, tuple[int, ...]] | None:
-    """``(output, element)`` of the first value outside the tolerances, or None.
-
-    With ``trusted`` (a trusted program's outputs on the same inputs), an output's relative
-    tolerance widens to twice the trusted program's largest relative difference from
-    ``want`` (at most :data:`MAX_RTOL`), and elements where the two disagree on being finite
-    (float32 overflowed there, or not, by rounding) are not compared."""
-    for k, (w, g) in enumerate(zip(want, got, strict=True)):
-        # NaN/inf on random inputs (log of a negative) must match in place; scale from finite values
-        finite = np.abs(w[np.isfinite(w)])
-        scale = max(1.0, float(np.max(finite, initial=0.0)))
-        g = np.asarray(g, np.float64)
-        rtol, compared = RTOL, True
-        if trusted is not None:
-            t = np.asarray(trusted[k], np.float64)
-            both = np.isfinite(w) & np.isfinite(t)
-            off = np.abs(t[both] - w[both]) / (np.abs(w[both]) + ATOL * scale)
-            rtol = min(MAX_RTOL, max(RTOL, 2 * float(np.max(off, initial=0.0))))
-            compared = np.isfinite(w) == np.isfinite(t)
-        bad = ~np.isclose(g, w, rtol=rtol, atol=ATOL * scale, equal_nan=True) & compared
-        if bad.any():
-            return k, tuple(int(i) for i in np.argwhere(bad)[0])
-    return None
 
 
 def _timed(
@@ -614,7 +422,7 @@ def slower_kernel(theirs: Any, reference: Any) -> str:
     that the reference does not have, how it is tiled, and the SRAM it had for its tiles."""
     from chipsim.codegen.planning import plan_kernel
 
-    chip = _chip()
+    chip = target_chip()
     ref_groups = {frozenset(g) for g in reference.partition.groups}
     mine = [
         (stat.cycles, spec, group)

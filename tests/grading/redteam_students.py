@@ -519,7 +519,7 @@ def _hidden_table() -> str:
 def _hardcoded_chains() -> str:
     """my_fusion returning the best reference groups of the visible instances, by graph name."""
     from grader.notebook import instances
-    from grader.scoring.checks import baseline
+    from grader.scoring.references import baseline
 
     answers = {}
     for iid, graph in instances("fusion_challenge").items():

@@ -8,21 +8,21 @@ import pytest
 
 import chipsim as cs
 from chipsim.ir import interpret
-from grader.scoring.checks import _mismatch, random_inputs
+from grader.scoring.equivalence import mismatch, random_inputs
 
 
 def test_nan_where_the_graph_makes_nan_is_equivalent():
     x = np.zeros((16, 32), np.float32)
     graph = cs.trace(lambda x: cs.ops.log(x) * 2.0 + 1.0, x)
     assert np.isnan(interpret(graph, *random_inputs(graph))[0]).any()  # the case in question
-    assert _mismatch(graph, cs.compile(graph, chip="edge-npu")) == ""
+    assert mismatch(graph, cs.compile(graph, chip="edge-npu")) == ""
 
 
 def test_a_different_program_is_still_caught():
     x = np.zeros((16, 32), np.float32)
     graph = cs.trace(lambda x: cs.ops.log(x) * 2.0 + 1.0, x)
     other = cs.compile(cs.trace(lambda x: cs.ops.log(x) * 3.0 + 1.0, x), chip="edge-npu")
-    assert "not numerically equivalent" in _mismatch(graph, other)
+    assert "not numerically equivalent" in mismatch(graph, other)
 
 
 #: A hidden fusion-epilogue instance (epilogue_variant, stratum 80 of a course secret) whose
@@ -40,16 +40,16 @@ def _ill_conditioned():
 
 def test_every_valid_partition_of_an_ill_conditioned_graph_is_equivalent():
     from grader.problems.families import compile_with
-    from grader.scoring.checks import fusion_strategy
+    from grader.scoring.references import fusion_strategy
 
     graph = _ill_conditioned()
     want = interpret(graph, *random_inputs(graph))[0]
     assert not np.isfinite(want).all()  # the case in question: the output overflows
     reference = compile_with(graph, fusion_strategy("reference", graph))
-    assert _mismatch(graph, reference) != ""  # the plain tolerances fail even the reference
+    assert mismatch(graph, reference) != ""  # the plain tolerances fail even the reference
     for name in ("none", "elementwise", "epilogue", "reference"):
         program = compile_with(graph, fusion_strategy(name, graph))
-        assert _mismatch(graph, program, lambda: reference) == "", name
+        assert mismatch(graph, program, lambda: reference) == "", name
 
 
 @pytest.mark.parametrize("factor", [1.5, 1.3])
@@ -57,7 +57,8 @@ def test_a_wrong_program_of_an_ill_conditioned_graph_is_still_caught(factor):
     """Off by half, or by 30% (just past the ~20% the reference's own rounding opens here):
     still not equivalent."""
     from grader.problems.families import compile_with
-    from grader.scoring.checks import MAX_RTOL, fusion_strategy
+    from grader.scoring.equivalence import MAX_RTOL
+    from grader.scoring.references import fusion_strategy
 
     assert MAX_RTOL < 0.3
     graph = _ill_conditioned()
@@ -72,4 +73,4 @@ def test_a_wrong_program_of_an_ill_conditioned_graph_is_still_caught(factor):
             out, report = reference.run(*args)
             return [wrong.run(out[0])[0][0]], report
 
-    assert "not numerically equivalent" in _mismatch(graph, Composed(), lambda: reference)
+    assert "not numerically equivalent" in mismatch(graph, Composed(), lambda: reference)

@@ -11,10 +11,10 @@ from __future__ import annotations
 import pytest
 
 from grader import score_answer, submit
+from grader.problems.families import plan_records
 from grader.problems.hidden import seeds_for
 from grader.problems.parts import PARTS
 from grader.scoring.answer import encode, records_fingerprint
-from grader.scoring.checks import plan_records
 from grader.scoring.spread import ROOT, model_functions, notebook_namespace, spread
 
 SECRETS = {  # the slow parts: fewer draws
@@ -89,7 +89,7 @@ def test_a_table_of_the_visible_answers_earns_nothing():
     """Visible instances are practice: an answer that knows only them (and fails on the
     rest) scores 0, where it kept the visible share before."""
     from grader.scoring.answer import graph_fingerprint
-    from grader.scoring.checks import baseline, built
+    from grader.scoring.references import baseline, built
 
     part = _bound("fusion_challenge", 0)
     answers = {}

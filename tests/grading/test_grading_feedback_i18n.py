@@ -16,7 +16,7 @@ from chipsim.passes.memory import first_fit
 from grader import encode, score_answer, submit
 from grader.problems.parts import PARTS
 from grader.scoring.answer import records_fingerprint
-from grader.scoring.checks import built
+from grader.scoring.references import built
 
 HAN = re.compile(r"[\u4e00-\u9fff]")
 

@@ -15,8 +15,9 @@ from grader import credit, encode, points_for, score_answer, submit
 from grader.problems.hidden import seeds_for
 from grader.problems.parts import PARTS as UNBOUND
 from grader.scoring.answer import MIME, graph_fingerprint
-from grader.scoring.checks import built, score_instance
+from grader.scoring.checks import score_instance
 from grader.scoring.epilogue import epilogue_fusion
+from grader.scoring.references import built
 
 #: The hidden instances' seeds under a test secret (a course's come from its own secret).
 SEEDS = seeds_for(b"the scoring tests' secret", UNBOUND, "a submission")
@@ -196,7 +197,7 @@ def test_learner_errors_are_recorded_per_instance_not_raised(grader_gives):
 
 def test_grader_epilogue_reference_beats_no_fusion_on_its_instances():
     chip = get_chip("edge-npu")
-    from grader.scoring.checks import baseline
+    from grader.scoring.references import baseline
 
     for inst in PARTS["fusion_epilogue"].instances:
         g = built("fusion_epilogue", inst.id, inst.seed)
@@ -213,9 +214,10 @@ def test_a_fast_but_wrong_plan_scores_zero_on_both_lines_of_defence(monkeypatch,
     import chipsim.compiler.pipeline
     import chipsim.passes.memory
     from chipsim.passes.memory import MemoryPlan
+    from grader.problems.families import compile_with
     from grader.problems.parts import ALIGNMENT
     from grader.scoring.answer import records_fingerprint
-    from grader.scoring.checks import baseline, compile_with
+    from grader.scoring.references import baseline
 
     part = PARTS["memory_challenge"]
     inst = part.instance(instance_id)
@@ -238,18 +240,19 @@ def test_a_fast_but_wrong_plan_scores_zero_on_both_lines_of_defence(monkeypatch,
 
 
 def test_numerical_check_passes_a_valid_answer_and_names_the_wrong_output():
-    from grader.scoring.checks import _mismatch, compile_with
+    from grader.problems.families import compile_with
+    from grader.scoring.equivalence import mismatch
 
     g = built("fusion_chains", "chains_a")
     program = compile_with(g, fuse_elementwise_chains(g))
-    assert _mismatch(g, program) == ""
+    assert mismatch(g, program) == ""
 
     class Garbled:  # a program whose last output is off by one everywhere
         def run(self, *args):
             outs, report = program.run(*args)
             return [o + (k == len(outs) - 1) for k, o in enumerate(outs)], report
 
-    assert f"output {len(g.outputs) - 1} differs" in _mismatch(g, Garbled())
+    assert f"output {len(g.outputs) - 1} differs" in mismatch(g, Garbled())
 
 
 def test_liveness_feedback_shows_the_expected_record_and_yours():
