@@ -34,6 +34,7 @@ def _instance(part_id: str, instance_id: str, seed: int | None) -> Instance:
 
 
 def target_chip() -> Any:
+    """The chip every exercise targets (:data:`~grader.problems.parts.CHIP`)."""
     from chipsim.hw import get_chip
 
     return get_chip(CHIP)
