@@ -89,15 +89,21 @@ OUTCOME_TRIES = 40
 
 
 def redrawn(draw: Callable[[np.random.Generator], Any], margin: Callable[[Any], float],
-             rng: np.random.Generator) -> Any:  # fmt: skip
-    """``draw(rng)`` until ``margin`` of a draw is at least 0 (the stratum's outcome holds,
-    off its fence), at most :data:`OUTCOME_TRIES` times: that draw, else the one with the
-    largest margin. The one way every family with an outcome redraws.
+            rng: np.random.Generator, stratum: int | None) -> Any:  # fmt: skip
+    """With a ``stratum``: ``draw(rng)`` until ``margin`` of a draw is at least 0 (the
+    stratum's outcome holds, off its fence), at most :data:`OUTCOME_TRIES` times: that draw,
+    else the one with the largest margin. Without one (an instance drawn from the whole
+    family): the first draw as it comes. The one way every family with an outcome redraws.
 
     Example (digits 4, 5, 7, ... drawn until one is at least 7):
-        >>> redrawn(lambda r: int(r.integers(10)), lambda x: x - 7, np.random.default_rng(1))
+        >>> digit, at_least_7 = (lambda r: int(r.integers(10))), (lambda x: x - 7)
+        >>> redrawn(digit, at_least_7, np.random.default_rng(1), stratum=0)
         7
+        >>> redrawn(digit, at_least_7, np.random.default_rng(1), stratum=None)
+        4
     """
+    if stratum is None:
+        return draw(rng)
     best, best_margin = None, -math.inf
     for _ in range(OUTCOME_TRIES):
         problem = draw(rng)
@@ -134,7 +140,7 @@ def chain_variant(seed: int, stratum: int | None = None) -> Graph:
         ratio = one_kernel_ratio(graph)
         return PAYS_BELOW - ratio if pays else ratio - 1
 
-    graph = draw(rng) if stratum is None else redrawn(draw, margin, rng)
+    graph = redrawn(draw, margin, rng, stratum)
     return dataclasses.replace(graph, name=f"chains{seed}")
 
 
@@ -173,7 +179,7 @@ def transformer_variant(seed: int, stratum: int | None = None) -> Graph:
         act = str(r.choice(("gelu", "relu", "sigmoid", "tanh")))
         return transformer_graph(seed, length, d, ff, act, extra=0.5)
 
-    return _fusion_draw(draw, rng, stratum)
+    return redrawn(draw, fusion_margin, rng, stratum)
 
 
 def cnn_variant(seed: int, stratum: int | None = None) -> Graph:
@@ -188,7 +194,7 @@ def cnn_variant(seed: int, stratum: int | None = None) -> Graph:
         batch = 8 * int(r.integers(1, 5))
         return cnn_graph(seed, size, (3, *widths), batch, acts)
 
-    return _fusion_draw(draw, rng, stratum)
+    return redrawn(draw, fusion_margin, rng, stratum)
 
 
 def fusion_gap(graph: Graph) -> float:
@@ -202,12 +208,9 @@ def fusion_gap(graph: Graph) -> float:
     return compile_with(graph).report.cycles / fused.report.cycles
 
 
-def _fusion_draw(
-    draw: Callable[[np.random.Generator], Graph], rng: np.random.Generator, stratum: int | None
-) -> Graph:
-    if stratum is None:
-        return draw(rng)
-    return redrawn(draw, lambda g: fusion_gap(g) - CHALLENGE_GAP, rng)
+def fusion_margin(graph: Graph) -> float:
+    """How far a challenge draw is from having room to earn (>= 0: it has)."""
+    return fusion_gap(graph) - CHALLENGE_GAP
 
 
 def mobilenet_variant_records(seed: int) -> list:
@@ -312,9 +315,7 @@ def _challenge_draw(draw, seed: int, stratum: int | None, beyond_only: bool) -> 
     def pick(r: np.random.Generator) -> Any:
         return draw(int(r.integers(2**31)))
 
-    if stratum is None:
-        return pick(rng)
-    return redrawn(pick, lambda p: _off_the_fence(baseline_gap(p), beyond_only), rng)
+    return redrawn(pick, lambda p: _off_the_fence(baseline_gap(p), beyond_only), rng, stratum)
 
 
 def tight_variant(seed: int, stratum: int | None = None) -> list:

@@ -12,7 +12,6 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -129,13 +128,9 @@ def double_buffer_gap(graph: Graph) -> float:
     return cycles("single") / cycles("double")
 
 
-def _program_draw(draw: Callable[[np.random.Generator], Graph], rng: np.random.Generator,
-                  stratum: int | None) -> Graph:  # fmt: skip
-    """The first draw without a stratum; with one, redrawn until double buffering pays
-    (:func:`double_buffer_gap` at least :data:`CHALLENGE_GAP`)."""
-    if stratum is None:
-        return draw(rng)
-    return redrawn(draw, lambda g: double_buffer_gap(g) - CHALLENGE_GAP, rng)
+def program_margin(graph: Graph) -> float:
+    """How far a challenge draw is from double buffering paying (>= 0: it pays enough)."""
+    return double_buffer_gap(graph) - CHALLENGE_GAP
 
 
 def conv_variant(seed: int, stratum: int | None = None) -> Graph:
@@ -148,7 +143,7 @@ def conv_variant(seed: int, stratum: int | None = None) -> Graph:
         act = str(r.choice(("relu", "relu", *ACTIVATIONS[1:])))  # mostly ResNet's relu
         return conv_kernel(seed, n, edge, _jitter(r, cin, 2), _jitter(r, cout, 4), act)
 
-    return _program_draw(draw, rng, stratum)
+    return redrawn(draw, program_margin, rng, stratum)
 
 
 def mlp_variant(seed: int, stratum: int | None = None) -> Graph:
@@ -158,7 +153,7 @@ def mlp_variant(seed: int, stratum: int | None = None) -> Graph:
     def draw(r: np.random.Generator) -> Graph:
         return dense_kernel(seed, _jitter(r, m, 8), _jitter(r, k, 4), _jitter(r, n, 8), "gelu")
 
-    return _program_draw(draw, rng, stratum)
+    return redrawn(draw, program_margin, rng, stratum)
 
 
 #: The ops the unit part asks about, by kind: contractions, elementwise, reductions, moves.
