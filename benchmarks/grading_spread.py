@@ -18,6 +18,7 @@ at full marks on every secret.
   program of part 2 as the instruction-generation challenge.
 
     .venv/bin/python benchmarks/grading_spread.py --secrets 20
+    .venv/bin/python benchmarks/grading_spread.py --secrets 8 --per-instance --parts instgen_double
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ import statistics
 import time
 
 from chipsim.ir import Pattern
+from grader.problems.hidden import seeds_for
 from grader.problems.parts import PARTS
-from grader.scoring.spread import ROOT, model_functions, notebook_namespace, spread
+from grader.scoring.spread import ROOT, model_functions, notebook_namespace, scored, spread
 
 
 def middling_functions() -> dict:
@@ -116,12 +118,36 @@ def middling_functions() -> dict:
     }
 
 
+def per_instance(part_id: str, fns: tuple, secrets: int) -> None:
+    """Each counted instance's credit over the secrets (mean, standard deviation, min-max):
+    where a part's spread comes from."""
+    credits: dict[str, list[float]] = {}
+    for k in range(secrets):
+        seeds = seeds_for(f"spread secret {k}".encode(), [part_id], "a submission")
+        for s in scored(PARTS[part_id].bind(seeds), fns).counted_scores():
+            credits.setdefault(s.instance, []).append(s.fraction)
+    print(f"| {part_id} instance | mean credit | sd | min | max |")
+    print("|---|---:|---:|---:|---:|")
+    for name, xs in credits.items():
+        print(f"| {name} | {statistics.fmean(xs):.3f} | {statistics.pstdev(xs):.3f} | "
+              f"{min(xs):.3f} | {max(xs):.3f} |")  # fmt: skip
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--secrets", type=int, default=20)
     ap.add_argument("--parts", nargs="*", default=list(PARTS))
+    ap.add_argument(
+        "--per-instance", action="store_true", help="the middling's credit per instance instead"
+    )
     args = ap.parse_args()
     clock = time.perf_counter()
+    if args.per_instance:
+        middling = middling_functions()
+        for pid in args.parts:
+            per_instance(pid, middling[pid], args.secrets)
+        print(f"wall time {time.perf_counter() - clock:.0f} s")
+        return
     solutions = {"model": model_functions(), "middling": middling_functions()}
     rows = spread(args.parts, solutions, args.secrets)
     print(f"machine: {platform.machine()}, Python {platform.python_version()}; "

@@ -41,10 +41,15 @@ def text_output(text: str) -> dict[str, Any]:
 
 
 def picture_output(score: PartScore) -> dict[str, Any] | None:
-    """Yours beside the reference's for the first timed instance with a picture, or None."""
-    shown = next((s for s in score.instances if s.picture is not None), None)
-    if shown is None:
+    """Yours beside the reference's where you lost the most: the counted instance with the
+    least credit that has a picture (the first of them on a tie; a visible one when no
+    counted instance has a picture), or None."""
+    pictured = [s for s in score.counted_scores() if s.picture is not None] or [
+        s for s in score.instances if s.picture is not None
+    ]
+    if not pictured:
         return None
+    shown = min(pictured, key=lambda s: s.fraction)
     with warnings.catch_warnings(), use_language(score.language):  # the learner's language
         warnings.simplefilter("ignore")
         png = _draw(shown.instance, *shown.picture)

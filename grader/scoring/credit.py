@@ -40,6 +40,9 @@ from chipsim.i18n import ENGLISH, current_language, tr, use_language
 DECIMALS = 3
 #: The credit an open challenge's baseline (its simple answer) earns.
 BASELINE_CREDIT = 0.5
+#: An explanation lists at most this many counted instances one per line (the ones with the
+#: least credit) and sums up the others in one line.
+LISTED = 12
 
 
 def credit(
@@ -203,10 +206,21 @@ class PartScore:
             lines.append(
                 "  " + tr("An answer below is invalid, so the whole part scores 0: fix that first.")
             )
-        if preview:
+        listed = least_credit(counted)
+        if preview and len(listed) < len(counted):
+            lines.append("  " + tr("Graded on {n} hidden instances, drawn for this submission; "
+                                   "the {k} with the least credit:", n=len(counted),
+                                   k=len(listed)))  # fmt: skip
+        elif preview:
             lines.append("  " + tr("Graded on {n} hidden instances, drawn for this submission:",
                                    n=len(counted)))  # fmt: skip
-        lines += [f"  - {_line(s)}" for s in counted]
+        lines += [f"  - {_line(s)}" for s in listed]
+        shown = {id(s) for s in listed}
+        rest = [s.fraction for s in counted if id(s) not in shown]
+        if rest:
+            lines.append("  " + tr("the other {n}: {low:.1%} to {high:.1%} credit each, {full} "
+                                   "of them full credit", n=len(rest), low=min(rest),
+                                   high=max(rest), full=sum(f >= 1 for f in rest)))  # fmt: skip
         if preview:
             lines.append("  " + tr("Visible instances (practice, not counted; your test cell "
                                    "scores them the same way): {points} points there:",
@@ -219,6 +233,22 @@ class PartScore:
                 "  " + tr("lower bound = peak live bytes: no plan can have a smaller arena")
             )
         return "\n".join(lines)
+
+
+def least_credit(scores: tuple[InstanceScore, ...]) -> tuple[InstanceScore, ...]:
+    """The instances an explanation lists one per line: all of them up to :data:`LISTED`;
+    past it, the :data:`LISTED` with the least credit (invalid ones first), worst first, so
+    a part with a hundred instances shows where it lost its points and sums up the rest.
+
+    Example:
+        >>> many = tuple(InstanceScore(f"h{i}", i / 20, "") for i in range(20))
+        >>> [s.instance for s in least_credit(many)][:3], len(least_credit(many[:5]))
+        (['h0', 'h1', 'h2'], 5)
+    """
+    if len(scores) <= LISTED:
+        return scores
+    order = sorted(range(len(scores)), key=lambda i: (not scores[i].invalid, scores[i].fraction, i))
+    return tuple(scores[i] for i in order[:LISTED])
 
 
 def formula(slack: float, baseline: str | None, overlap: bool) -> list[str]:

@@ -182,3 +182,23 @@ def test_the_grader_remembers_the_language_of_the_learners_own_run():
     nb, _ = RescoreAnswers().preprocess(nb, {"nbgrader": {"assignment": "memory_planning"}})
     text = cell.outputs[0]["data"]["text/plain"]
     assert HAN.search(text), text
+
+
+def test_the_feedback_picture_shows_the_counted_instance_that_lost_the_most(monkeypatch):
+    from grader.feedback import render
+    from grader.scoring.credit import InstanceScore, PartScore
+
+    drawn = []
+    monkeypatch.setattr(render, "_draw", lambda instance, *pair: drawn.append(instance) or "")
+    pair = (object(), object())
+    scores = (
+        InstanceScore("visible_a", 0.0, "", picture=pair),
+        *(InstanceScore(f"h{k}", f, "", picture=pair) for k, f in ((1, 0.9), (2, 0.4), (3, 0.4))),
+        InstanceScore("h4", 0.0, "", invalid=True),
+    )
+    render.picture_output(PartScore("memory_greedy", 3.0, scores, counted=("h1", "h2", "h3", "h4")))
+    render.picture_output(PartScore("memory_greedy", 3.0, scores[:1], counted=()))
+    assert drawn == [
+        "h2",
+        "visible_a",
+    ]  # the least credit among pictured counted ones, first on a tie

@@ -319,3 +319,29 @@ def test_the_words_follow_the_line_where_the_baseline_does_not_bend_it():
     bent = _timed(part, inst, 1100, {"reference": 1010, "naive": 2000, "baseline": 1200},
                   "bytes", None)  # fmt: skip
     assert "full credit (at most 1,070)" in bent.message  # 1,070.6: 1,071 would not be full
+
+
+def test_an_explanation_lists_the_least_credit_and_sums_up_the_rest_of_many_instances():
+    from grader.scoring.credit import LISTED, InstanceScore, PartScore
+
+    # 96 counted instances, credit falling with the index; one invalid among the best
+    hidden = [InstanceScore(f"dense_h{k}", 1 - k / 200, f"m{k}") for k in range(96)]
+    hidden[3] = InstanceScore("dense_h3", 0.0, "not numerically equivalent", invalid=True)
+    visible = InstanceScore("dense_small", 0.5, "v")
+    score = PartScore("fusion_epilogue", 3.0, (visible, *hidden), language="en",
+                      counted=tuple(s.instance for s in hidden))  # fmt: skip
+    text = score.explain()
+    listed = [line for line in text.splitlines() if line.startswith("  - dense_h")]
+    assert len(listed) == LISTED < 96
+    assert listed[0].startswith("  - dense_h3: 0.0% credit")  # the invalid one first
+    assert listed[1].startswith("  - dense_h95:") and listed[-1].startswith("  - dense_h85:")
+    assert f"the {LISTED} with the least credit" in text
+    rest = [s.fraction for s in hidden[:85] if s.instance != "dense_h3"]
+    assert (f"the other {len(rest)}: {min(rest):.1%} to {max(rest):.1%} credit each, 1 of them "
+            "full credit") in text  # fmt: skip
+    assert "  - dense_small: 50.0% credit" in text  # the visible one still shown
+
+    few = PartScore("fusion_challenge", 4.0, (visible, *hidden[:8]), language="en",
+                    counted=tuple(s.instance for s in hidden[:8]))  # fmt: skip
+    assert sum(line.startswith("  - dense_h") for line in few.explain().splitlines()) == 8
+    assert "the other" not in few.explain() and "least credit" not in few.explain()
