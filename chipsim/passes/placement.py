@@ -20,7 +20,9 @@ in order (the first that applies wins):
    recent ones on chip (:mod:`chipsim.hw.cache`); the SRAM is all tile scratch.
 4. **Graph outputs** are written to **DRAM**, where the host reads them.
 5. Values produced and consumed inside one fused kernel get **no** placement: they live in
-   the kernel's tile buffers and never leave the chip.
+   the kernel's tile buffers and never leave the chip — unless the kernel's working set does
+   not fit SRAM even in one-row tiles: it then runs in spill mode and keeps them in its DRAM
+   scratch (the table says so once the kernels are lowered, :attr:`Placement.in_scratch`).
 
 DRAM is laid out as weights, the inputs (where the host writes them), the outputs, then the
 spilled activations; kernels' spill scratch goes above. If that does not fit the chip's DRAM,
@@ -129,6 +131,10 @@ class Placement:
     host_inputs: dict[Value, int] = field(default_factory=dict)  # DRAM address of each input
     dram_bytes: int = 0  # DRAM laid out so far; kernels' spill scratch goes above it
     cached: bool = False  # the chip has an L2 cache: activations live in DRAM behind it
+    #: intermediates of kernels that run in spill mode (their working set does not fit SRAM
+    #: even in one-row tiles): kept in the kernel's DRAM scratch, not in tile buffers. Known
+    #: once the kernels are lowered (:class:`~chipsim.runtime.program.Program` sets it).
+    in_scratch: frozenset[Value] = frozenset()
 
     def level(self, value: Value) -> Level | None:
         slot = self.slots.get(value)
@@ -140,7 +146,21 @@ class Placement:
         for v in (*self.graph.inputs, *(n.output for n in self.graph.nodes)):
             slot = self.slots.get(v)
             label = f"{names[v]} ({v.hint})" if v.hint else names[v]
-            if slot is None:
+            if slot is None and v in self.in_scratch:
+                rows.append(
+                    {
+                        "tensor": label,
+                        "type": str(v.type),
+                        "role": tr("fused intermediate"),
+                        "level": tr("DRAM scratch"),
+                        "offset": "-",
+                        "why": tr(
+                            "its kernel does not fit SRAM even in one-row tiles: it runs "
+                            "in spill mode and keeps this in DRAM scratch"
+                        ),  # fmt: skip
+                    }
+                )
+            elif slot is None:
                 rows.append(
                     {
                         "tensor": label,

@@ -9,6 +9,7 @@ values (so it is computed once, in timing-only mode).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Sequence
 from typing import Any
@@ -51,7 +52,16 @@ class Program:
         linked: Linked,
     ) -> None:
         self.graph, self.chip, self.partition = graph, chip, partition
-        self.plan, self.placement = plan, placement
+        # a kernel in spill mode keeps its intermediates in DRAM scratch, not in tile buffers
+        scratch = {
+            n.output
+            for k in linked.kernels
+            if k.scratch is not None
+            for n in k.nodes
+            if not n.is_constant and n.output not in k.outputs
+        }
+        self.plan = plan
+        self.placement = dataclasses.replace(placement, in_scratch=frozenset(scratch))
         self.locations = linked.locations
         self.kernels = linked.kernels
         self.instructions = linked.instructions

@@ -113,3 +113,24 @@ def test_summary_lists_kernels_plan_and_placement():
     text = cs.compile(attention_head()).summary()
     assert "kernels:" in text and "softmax" in text
     assert "MemoryPlan" in text and "activation arena" in text
+
+
+def test_a_spilling_kernels_intermediates_are_placed_in_dram_scratch_not_on_chip_tiles():
+    from chipsim.ir import GraphBuilder, f32
+    from chipsim.passes.fusion import Partition
+
+    b = GraphBuilder("wide")
+    x, w = b.input((64, 2048), f32, "x"), b.input((2048, 2048), f32, "w")
+    y = b.op("softmax", b.op("exp", b.op("matmul", x, w)))  # a row of W is 2048 wide: no tile fits
+    graph = b.build(b.op("add", y, y))
+    ops = [i for i, n in enumerate(graph.nodes) if n.op != "constant"]
+    one = cs.compile(graph, chip="edge-npu", simplify=False,
+                     fusion=lambda g, c: Partition([ops], graph=g))  # fmt: skip
+    assert one.kernels[0].scratch is not None  # the one kernel runs in spill mode
+    inside = [r for r in one.placement.rows() if r["role"] == "fused intermediate"]
+    assert len(inside) == 3 and all(r["level"] == "DRAM scratch" for r in inside)
+    assert "spill mode" in inside[0]["why"] and "DRAM scratch" in str(one.placement)
+    # a kernel that fits keeps its intermediates in its tile buffers
+    fits = cs.compile(linear_relu(1), fusion=estimate_only_fusion)
+    assert all(r["level"] == "on-chip tiles" for r in fits.placement.rows()
+               if r["role"] == "fused intermediate")  # fmt: skip
