@@ -419,7 +419,9 @@ def _between(part: Part, frac: float, theirs: int, ref: int, naive: int, simple:
 
 def slower_kernel(theirs: Any, reference: Any) -> str:
     """Why a partition is slower than the reference's, in one sentence: its slowest kernel
-    that the reference does not have, how it is tiled, and the SRAM it had for its tiles."""
+    that the reference does not have, and what is wrong with it: the reference runs its ops
+    inside a larger kernel (fuse more), it spills, or its tiles are thinner than the
+    reference's because it keeps too much on chip (fuse less)."""
     from chipsim.codegen.planning import plan_kernel
 
     chip = target_chip()
@@ -443,9 +445,25 @@ def slower_kernel(theirs: Any, reference: Any) -> str:
             "and back ({bytes:,} B of DRAM scratch). Split it where a tensor is large.",
             bytes=kp.scratch_bytes,
         )
+    inside = [
+        (len(g), k.name)
+        for g, k in zip(reference.partition.groups, reference.kernels, strict=False)
+        if frozenset(group) < frozenset(g)
+    ]
+    if inside:  # fused too little: the reference keeps these results on chip
+        n, name = inside[0]
+        return head + tr(
+            ": the reference runs its ops inside a larger kernel, {name} ({n} ops), so their "
+            "results stay on chip instead of a round trip through DRAM. Fuse more there.",
+            name=name,
+            n=n,
+        )
     if kp.mode == "blocked":
         return head + tr(": it runs as {tiles} blocks of its contraction.", tiles=kp.tiles)
     ref_rows = [plan_kernel(k, chip).rows_per_tile for k in reference.kernels]
+    if kp.rows_per_tile >= max(ref_rows, default=kp.rows_per_tile):
+        return head + tr(": the reference groups these ops into other kernels; compare the "
+                         "two timelines.")  # fmt: skip
     return head + tr(
         ": its tiles hold everything its {n} ops touch, {bytes:,} B of SRAM for {rows} row(s) "
         "at a time ({tiles} tiles), where the reference's kernels work on up to {ref_rows} rows "

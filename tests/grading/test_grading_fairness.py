@@ -85,6 +85,18 @@ def test_one_kernel_for_everything_loses_on_the_visible_chains_and_says_why():
     assert answer.provisional.score < PARTS["fusion_chains"].points
 
 
+def test_fusing_too_little_is_told_to_fuse_more_not_less():
+    """Chains without epilogues on the epilogue part: the feedback names the reference's
+    larger kernel and says to fuse more (it used to say "fuse less" of a one-op matmul)."""
+    ns = notebook_namespace(ROOT / "solutions" / "fusion" / "fusion.ipynb")
+    answer = submit("fusion_epilogue", ns["fuse_chains"])  # part 2's answer (withheld: ours)
+    lost = [s for s in answer.provisional.instances if s.fraction < 1.0]
+    assert lost, "chains alone should lose credit on the epilogue part"
+    for s in lost:
+        assert "Fuse more there" in s.message and "fuse less" not in s.message, s.message
+        assert "inside a larger kernel, fused_matmul" in s.message, s.message
+
+
 def test_a_table_of_the_visible_answers_earns_nothing():
     """Visible instances are practice: an answer that knows only them (and fails on the
     rest) scores 0, where it kept the visible share before."""
