@@ -43,7 +43,7 @@ REACHING_MODULES = frozenset(
     {"importlib", "ctypes", "gc", "inspect", "pickle", "marshal", "builtins", "runpy", "code",
      "subprocess", "os", "shutil", "socket", "multiprocessing", "threading", "signal", "pty",
      "grader.sandbox.view", "grader.scoring.checks", "grader.scoring.references",
-     "grader.scoring.equivalence", "grader.problems.hidden",
+     "grader.scoring.equivalence", "grader.scoring.diagnosis", "grader.problems.hidden",
      "grader.problems.parts", "grader.problems.families", "grader.problems.kernels",
      "grader.scoring.epilogue",
      "grader.course.rescore", "grader.problems.data"}

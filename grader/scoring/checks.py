@@ -28,6 +28,7 @@ from grader.problems.families import compile_with
 from grader.problems.parts import ALIGNMENT, OVERLAP_PARTS, Instance, Part
 from grader.scoring.answer import graph_fingerprint, records_fingerprint
 from grader.scoring.credit import BASELINE_CREDIT, InstanceScore, credit, segment
+from grader.scoring.diagnosis import slower_kernel
 from grader.scoring.equivalence import first_mismatch, mismatch, random_inputs
 from grader.scoring.references import Ran, baseline, built, plan_strategy, target_chip
 
@@ -415,62 +416,3 @@ def _between(part: Part, frac: float, theirs: int, ref: int, naive: int, simple:
         return tr("{fraction:.1%} of the way from naive to full credit (at most {full:,})",
                   fraction=frac, full=last)  # fmt: skip
     return tr("{fraction:.1%} of the way from naive to the reference", fraction=frac)
-
-
-def slower_kernel(theirs: Any, reference: Any) -> str:
-    """Why a partition is slower than the reference's, in one sentence: its slowest kernel
-    that the reference does not have, and what is wrong with it: the reference runs its ops
-    inside a larger kernel (fuse more), it spills, or its tiles are thinner than the
-    reference's because it keeps too much on chip (fuse less)."""
-    from chipsim.codegen.planning import plan_kernel
-
-    chip = target_chip()
-    ref_groups = {frozenset(g) for g in reference.partition.groups}
-    mine = [
-        (stat.cycles, spec, group)
-        for spec, group, stat in zip(
-            theirs.kernels, theirs.partition.groups, theirs.report.kernels, strict=False
-        )
-        if frozenset(group) not in ref_groups
-    ]
-    if not mine:
-        return ""
-    cycles, spec, group = max(mine, key=lambda m: m[0])
-    kp = plan_kernel(spec, chip)
-    head = tr("Your kernel {name} ({n} ops) takes {cycles:,} cycles", name=spec.name,
-              n=len(group), cycles=cycles)  # fmt: skip
-    if kp.mode == "spill":
-        return head + tr(
-            ": not even one row of its tensors fits the SRAM, so its intermediates go to DRAM "
-            "and back ({bytes:,} B of DRAM scratch). Split it where a tensor is large.",
-            bytes=kp.scratch_bytes,
-        )
-    inside = [
-        (len(g), k.name)
-        for g, k in zip(reference.partition.groups, reference.kernels, strict=False)
-        if frozenset(group) < frozenset(g)
-    ]
-    if inside:  # fused too little: the reference keeps these results on chip
-        n, name = inside[0]
-        return head + tr(
-            ": the reference runs its ops inside a larger kernel, {name} ({n} ops), so their "
-            "results stay on chip instead of a round trip through DRAM. Fuse more there.",
-            name=name,
-            n=n,
-        )
-    if kp.mode == "blocked":
-        return head + tr(": it runs as {tiles} blocks of its contraction.", tiles=kp.tiles)
-    ref_rows = [plan_kernel(k, chip).rows_per_tile for k in reference.kernels]
-    if kp.rows_per_tile >= max(ref_rows, default=kp.rows_per_tile):
-        return head + tr(": the reference groups these ops into other kernels; compare the "
-                         "two timelines.")  # fmt: skip
-    return head + tr(
-        ": its tiles hold everything its {n} ops touch, {bytes:,} B of SRAM for {rows} row(s) "
-        "at a time ({tiles} tiles), where the reference's kernels work on up to {ref_rows} rows "
-        "per tile. A kernel that keeps too much on chip gets thin tiles: fuse less there.",
-        n=len(group),
-        bytes=kp.sram_bytes,
-        rows=kp.rows_per_tile,
-        tiles=kp.tiles,
-        ref_rows=max(ref_rows, default=kp.rows_per_tile),
-    )
