@@ -21,8 +21,8 @@ def plot_roofline(report: Any, ax: Any = None, annotate: int = 12) -> Any:
     """Draw the chip's roofs (tensor, vector, DRAM) and place each kernel; returns the axes."""
     import matplotlib.pyplot as plt
 
-    apply_style()
-    if ax is None:
+    if ax is None:  # a figure of its own takes the course style; given axes keep theirs
+        apply_style()
         _, ax = plt.subplots(figsize=(7, 4.5))
     chip = report.chip
     bw = chip.dram_bandwidth

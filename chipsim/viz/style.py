@@ -32,29 +32,33 @@ UNIT_COLORS: dict[str, str] = {
 }
 
 
+def course_rc() -> dict:
+    """The matplotlib settings of the course style (what :func:`apply_style` sets)."""
+    from cycler import cycler
+
+    return {
+        "figure.figsize": (8, 4),
+        "figure.dpi": 110,
+        "savefig.bbox": "tight",
+        "font.size": 11,
+        "axes.titlesize": 12,
+        "axes.labelsize": 11,
+        "legend.fontsize": 10,
+        "xtick.labelsize": 10,
+        "ytick.labelsize": 10,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+        "axes.grid": True,
+        "grid.alpha": 0.3,
+        "axes.prop_cycle": cycler(color=list(PALETTE)),
+    }
+
+
 def apply_style() -> None:
     """Set matplotlib defaults for course figures (call once per notebook)."""
     import matplotlib as mpl
-    from cycler import cycler
 
-    mpl.rcParams.update(
-        {
-            "figure.figsize": (8, 4),
-            "figure.dpi": 110,
-            "savefig.bbox": "tight",
-            "font.size": 11,
-            "axes.titlesize": 12,
-            "axes.labelsize": 11,
-            "legend.fontsize": 10,
-            "xtick.labelsize": 10,
-            "ytick.labelsize": 10,
-            "axes.spines.top": False,
-            "axes.spines.right": False,
-            "axes.grid": True,
-            "grid.alpha": 0.3,
-            "axes.prop_cycle": cycler(color=list(PALETTE)),
-        }
-    )
+    mpl.rcParams.update(course_rc())
 
 
 def color_for(index: int) -> str:

@@ -37,8 +37,8 @@ def plot_timeline(report: Any, ax: Any = None, unit: str = "us", max_labels: int
     """
     import matplotlib.pyplot as plt
 
-    apply_style()
-    if ax is None:
+    if ax is None:  # a figure of its own takes the course style; given axes keep theirs
+        apply_style()
         _, ax = plt.subplots(figsize=(10, 3.2), layout="constrained")
     scale = 1e6 / report.chip.clock_hz if unit == "us" else 1.0
     owner = {}  # record index -> kernel number, for colouring

@@ -65,10 +65,24 @@ def picture_output(score: PartScore) -> dict[str, Any] | None:
     }
 
 
+def _picture_rc() -> dict:
+    """matplotlib's own defaults for every setting the course style changes: a feedback
+    picture looks the same for every learner, whatever the grading process drew before it
+    (a notebook run in the same process applies the course style to the whole process)."""
+    import matplotlib as mpl
+
+    from chipsim.viz.style import course_rc
+
+    return {key: mpl.rcParamsDefault[key] for key in course_rc()}
+
+
 def _draw(instance: str, theirs: Any, reference: Any) -> str:
-    fig = figure(instance, theirs, reference)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=60, metadata={"Software": None})
+    import matplotlib as mpl
+
+    with mpl.rc_context(_picture_rc()):
+        fig = figure(instance, theirs, reference)
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=60, metadata={"Software": None})
     return base64.b64encode(buf.getvalue()).decode()
 
 

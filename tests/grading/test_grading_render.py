@@ -48,3 +48,28 @@ def test_each_timeline_is_wide_and_tall_enough(transformer_picture):
         box = ax.get_position()
         width, height = box.width * fig.get_figwidth(), box.height * fig.get_figheight()
         assert width >= 8.5 and height >= 1.8, (width, height)
+
+
+def test_a_feedback_picture_is_the_same_whatever_the_process_drew_before():
+    """A notebook run in the grading process applies the course style to the whole process;
+    the feedback picture (and a timeline drawn on given axes) must not change with it."""
+    import matplotlib as mpl
+
+    from chipsim.viz.style import apply_style
+    from grader.feedback import render
+    from grader.notebook import _RUNNERS
+    from grader.scoring.answer import encode
+
+    part = PARTS["fusion_chains"]
+    visible = [i.id for i in part.instances if not i.hidden]
+    answers = {
+        i.id: _RUNNERS[i.kind](i.build(), (fuse_elementwise_chains,)) for i in part.visible()
+    }
+    scored = score_answer(part, encode(part.id, answers), points=3, required=visible)
+    with mpl.rc_context():
+        mpl.rcdefaults()
+        before = render.picture_output(scored)["data"]["image/png"]
+        apply_style()  # what a course notebook does first
+        after = render.picture_output(scored)["data"]["image/png"]
+        assert mpl.rcParams["axes.spines.top"] is False  # the process's style, left alone
+    assert before == after
