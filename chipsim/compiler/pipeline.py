@@ -26,51 +26,27 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-from chipsim.codegen.link import link
-from chipsim.codegen.streaming import streamed_inputs
 from chipsim.compiler.fusion import get_fusion, run_fusion
-from chipsim.compiler.records import kernel_records
-from chipsim.errors import PassError
+from chipsim.compiler.lowering import (
+    CompileState,
+    codegen_stage,
+    liveness_stage,
+    place_stage,
+    plan_stage,
+)
 from chipsim.frontend.tracing import trace
 from chipsim.hw.chip import Chip, get_chip
 from chipsim.i18n import N_
-from chipsim.ir.graph import Graph, Value
+from chipsim.ir.graph import Graph
 from chipsim.ir.verify import verify
 from chipsim.passes.fusion import Partition
-from chipsim.passes.memory import MemoryPlan, UsageRecord, get_planner, validate_plan
+from chipsim.passes.memory import MemoryPlan
 from chipsim.passes.pipeline import Pipeline, Stage
-from chipsim.passes.placement import Placement, place
 from chipsim.passes.simplify import simplify as simplify_graph
 from chipsim.runtime.program import Program
-
-
-@dataclass(frozen=True)
-class CompileState:
-    """What the stages hand each other: the inputs of ``compile`` and each stage's result."""
-
-    source: Callable[..., Any] | Graph
-    example_inputs: tuple[Any, ...]
-    chip: Chip
-    fusion: str | Callable[..., Partition] | None = "reference"
-    planner: str | Callable[..., MemoryPlan] | None = "greedy_by_size"
-    simplify: bool = True
-    double_buffer: bool = True
-    graph: Graph | None = None
-    partition: Partition | None = None
-    records: list[UsageRecord] = field(default_factory=list)
-    planned: list[Value] = field(default_factory=list)
-    plan: MemoryPlan | None = None
-    placement: Placement | None = None
-    program: Program | None = None
-
-    def but(self, **changes: Any) -> CompileState:
-        """A copy with ``changes``: each stage returns the state with its result added."""
-        return dataclasses.replace(self, **changes)
 
 
 # -- the stages --------------------------------------------------------------------------------
@@ -88,44 +64,6 @@ def _fuse(s: CompileState) -> CompileState:
     return s.but(partition=run_fusion(get_fusion(s.fusion), s.graph, s.chip))
 
 
-def _liveness(s: CompileState) -> CompileState:
-    records, planned = kernel_records(s.graph, s.partition)
-    return s.but(records=records, planned=planned)
-
-
-def _plan(s: CompileState) -> CompileState:
-    plan = get_planner(s.planner or "naive")(s.records)
-    return s.but(plan=_check_plan(plan, s.records))
-
-
-def _place(s: CompileState) -> CompileState:
-    offsets = {v: s.plan.offsets[r.id] for v, r in zip(s.planned, s.records, strict=True)}
-    streamed = streamed_inputs(s.graph, s.partition.groups, s.chip)
-    placement = place(s.graph, offsets, s.plan.arena_size, s.chip, streamed=streamed)
-    return s.but(placement=placement)
-
-
-def _codegen(s: CompileState) -> CompileState:
-    linked = link(s.graph, s.chip, s.partition, s.placement, double_buffer=s.double_buffer)
-    program = Program(s.graph, s.chip, s.partition, s.plan, s.placement, linked)
-    return s.but(program=program)
-
-
-def _check_plan(plan: Any, records: list[UsageRecord]) -> MemoryPlan:
-    if not isinstance(plan, MemoryPlan):
-        raise PassError(
-            f"the memory planner returned {type(plan).__name__}; it must return a MemoryPlan"
-        )
-    given = {r.id: r for r in plan.records}
-    for r in records:
-        if given.get(r.id) != r:
-            raise PassError(
-                f"the memory plan does not cover tensor {r.id!r} as given "
-                f"({r}); plan exactly the records you were handed"
-            )
-    return validate_plan(plan)
-
-
 #: The compiler's stages, in order. The book draws this list. The descriptions are marked
 #: with ``N_`` for the translation catalogue (show them with ``tr``).
 PIPELINE = Pipeline(
@@ -137,15 +75,15 @@ PIPELINE = Pipeline(
         Stage("fuse", N_("partition the ops into kernels (operator fusion)"),
               _fuse, reads=("graph", "chip", "fusion"), writes=("partition",)),
         Stage("liveness", N_("when is each tensor passed between kernels alive?"),
-              _liveness, reads=("graph", "partition"), writes=("records", "planned")),
+              liveness_stage, reads=("graph", "partition"), writes=("records", "planned")),
         Stage("plan memory",
               N_("give every such tensor an offset in one arena, reusing dead space"),
-              _plan, reads=("records", "planner"), writes=("plan",)),
+              plan_stage, reads=("records", "planner"), writes=("plan",)),
         Stage("place", N_("choose DRAM, SRAM or registers for every tensor"),
-              _place, reads=("graph", "partition", "chip", "records", "planned", "plan"),
+              place_stage, reads=("graph", "partition", "chip", "records", "planned", "plan"),
               writes=("placement",)),
         Stage("codegen", N_("instructions per kernel: tiles, DMA, the right unit for each op"),
-              _codegen, reads=("graph", "chip", "partition", "plan", "placement",
+              codegen_stage, reads=("graph", "chip", "partition", "plan", "placement",
                                "double_buffer"), writes=("program",)),
     ],
     verify_each=False,
