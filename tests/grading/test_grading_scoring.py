@@ -211,7 +211,7 @@ def test_a_fast_but_wrong_plan_scores_zero_on_both_lines_of_defence(monkeypatch,
     """Every tensor at offset 0: the arena shrinks into SRAM, so the program would run faster
     than the reference, but live tensors overwrite each other. The validator refuses it; with
     the validator switched off, the numerical check still refuses it."""
-    import chipsim.compiler.pipeline
+    import chipsim.compiler.lowering
     import chipsim.passes.memory
     from chipsim.passes.memory import MemoryPlan
     from grader.problems.families import compile_with
@@ -230,7 +230,7 @@ def test_a_fast_but_wrong_plan_scores_zero_on_both_lines_of_defence(monkeypatch,
     assert first.fraction == 0.0 and first.invalid
     assert "overlap" in first.message and "live at step" in first.message
 
-    for module in (chipsim.compiler.pipeline, chipsim.passes.memory):  # no validator from here on
+    for module in (chipsim.compiler.lowering, chipsim.passes.memory):  # no validator from here on
         monkeypatch.setattr(module, "validate_plan", lambda plan: plan)
     fast = compile_with(graph, plan=MemoryPlan(tuple(records), squeezed, ALIGNMENT, "squeezed"))
     assert fast.report.cycles < base["reference"]  # it *would* beat the reference ...

@@ -45,6 +45,7 @@ TOOLS: dict[str, str] = {
     "chipsim.codegen.feasibility:kernel_fits": "the code generator's capacity rule, a tool",
     "chipsim.codegen.feasibility:grid_dependency": "the GPU rule inside kernel_fits, a tool",
     "chipsim.codegen.feasibility:kernel_timer": "compile's kernel timer, like compile + simulate",
+    "chipsim.compiler.lowering:program_of": "a partition's whole program, what compile builds",
     "chipsim.codegen.feasibility:stand_in_spec": "a kernel's layout for those two measurements",
     "chipsim.codegen.feasibility:_per_kernel": "the memo shared by those two measurements",
     "chipsim.codegen.blocked:*": "the code generator's blocked kernels (a big matmul's epilogue)",
