@@ -5,8 +5,10 @@ that it dominates:
 
 * the **per-call overhead** (Python, numpy dispatch, allocating the result): ``add`` on one
   element;
-* the **streaming bandwidth**: ``add`` on arrays of 4 and 16 MiB (one bandwidth for both:
-  the fit finds the best compromise between cache and DRAM);
+* the **streaming bandwidth** from DRAM: ``add`` on arrays of 4 and 16 MiB (beyond a core's
+  L2);
+* the **cache bandwidth**: ``add`` on arrays of 128 KiB, which stay in the core's L2 from one
+  call to the next (its size is read from the machine, :func:`core_l2_bytes`);
 * the **vector rate** of work that stays in cache: ``exp`` on 64 Ki elements (256 KiB);
 * the **matrix-multiply rate** of numpy's BLAS: square ``matmul`` of 128, 256 and 512.
 
@@ -51,6 +53,7 @@ CALIBRATION: tuple[tuple[str, Shapes], ...] = (
     ("add", ((1,), (1,))),  # per-call overhead
     ("add", ((MiB,), (MiB,))),  # bandwidth: 4 MiB per f32 array (in cache on many CPUs)
     ("add", ((4 * MiB,), (4 * MiB,))),  # ... and 16 MiB (beyond most caches)
+    ("add", ((2**15,), (2**15,))),  # L2 bandwidth: 128 KiB per array (in a core's L2)
     ("exp", ((2**16,),)),  # vector rate, in cache
     ("matmul", ((128, 128), (128, 128))),  # BLAS rate
     ("matmul", ((256, 256), (256, 256))),
@@ -74,10 +77,10 @@ HELDOUT: tuple[tuple[str, Shapes], ...] = (
 """Workloads the fit never sees: the calibration's report card."""
 
 QUICK = {
-    "fit": (CALIBRATION[0], CALIBRATION[1], CALIBRATION[3], CALIBRATION[5]),
+    "fit": (CALIBRATION[0], CALIBRATION[1], CALIBRATION[3], CALIBRATION[4], CALIBRATION[6]),
     "heldout": (HELDOUT[1], HELDOUT[4], HELDOUT[7]),
 }
-"""A four-plus-three subset with short timings (``calibrate --quick``), for smoke tests."""
+"""A five-plus-three subset with short timings (``calibrate --quick``), for smoke tests."""
 
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -96,6 +99,26 @@ def machine_description() -> str:
         f"{cpu} ({platform.machine()}, {os.cpu_count()} CPUs), Python "
         f"{platform.python_version()}, numpy {np.__version__}"
     )
+
+
+def core_l2_bytes(default: int = MiB) -> int:
+    """The size of one core's level-2 cache, from Linux's ``/sys`` (``default`` where it
+    cannot be read: another OS, a container without ``/sys``)."""
+    root = Path("/sys/devices/system/cpu/cpu0/cache")
+    try:
+        for index in sorted(root.glob("index*")):
+            kind = (index / "type").read_text().strip()
+            if (index / "level").read_text().strip() == "2" and kind in ("Data", "Unified"):
+                return _size_bytes((index / "size").read_text().strip()) or default
+    except (OSError, ValueError):
+        pass
+    return default
+
+
+def _size_bytes(text: str) -> int:
+    """``"2048K"`` -> 2097152 (sysfs writes sizes with a K or M suffix)."""
+    scale = {"K": 2**10, "M": 2**20, "G": 2**30}.get(text[-1:].upper(), 1)
+    return int(text.rstrip("KkMmGg")) * scale
 
 
 def time_numpy(

@@ -14,6 +14,7 @@ With ``--a100``: simulates the published A100 per-op measurements on CHIP (defau
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -27,7 +28,7 @@ from chipsim.calibration.host import (
     matmul_flops,
     stream_bandwidth,
 )
-from chipsim.calibration.host_timing import machine_description, measure_host
+from chipsim.calibration.host_timing import core_l2_bytes, machine_description, measure_host
 from chipsim.calibration.measurements import read_measurements, write_measurements
 from chipsim.errors import ChipsimError
 
@@ -116,7 +117,10 @@ def _run_host(args: argparse.Namespace) -> int:
         except OSError as err:
             raise ChipsimError(f"cannot read {path}: {err.strerror}") from None
         rows = read_measurements(text, str(path))
-        print(f"Fitting the timings in {path} ({len(rows)} rows)")
+        print(
+            f"Fitting the timings in {path} ({len(rows)} rows), with this machine's L2 of "
+            f"{core_l2_bytes() / 2**20:g} MiB per core"
+        )
     else:
         threads = "numpy's default BLAS threads" if args.threads == 0 else f"{args.threads} thread"
         print(f"Timing this machine with numpy ({threads}): {machine_description()}")
@@ -137,10 +141,11 @@ def _run_host(args: argparse.Namespace) -> int:
     print(cal.evaluation.row_table("heldout"))
     print("\n" + cal.evaluation.summary_table())
     print(
-        "\nWhat the model leaves out: chipsim streams every eager kernel's inputs from DRAM,\n"
-        "while a CPU keeps tensors of up to a few MiB in its caches from one call to the next;\n"
-        "numpy also pays for fresh memory (page faults) on large temporaries, and BLAS speed\n"
-        "varies with shape. Those are the errors above."
+        "\nWhat the model leaves out: numpy's malloc gives large freed arrays back to the\n"
+        "operating system and pays page faults for fresh ones (workloads with two or more large\n"
+        "temporaries alive at once), a caching allocator never does; the caches beyond the L2;\n"
+        "BLAS speed varies with shape. Those are the errors above. Other work on the machine\n"
+        "slows every call longer than a scheduler slice: calibrate on an idle machine."
     )
     return 0
 
@@ -153,7 +158,11 @@ def _print_machine(cal: HostCalibration) -> None:
         if r.op == "exp" and r.set == "fit":
             rate = r.elements / (r.time_us * 1e-6) / 1e9
             print(f"  exp in cache           {rate:9.2f} Gelem/s (f32 {r.shape_text})")
+    l2 = cal.chip.l2.capacity_bytes
     for shape, bw in stream_bandwidth(cal.rows):
-        print(f"  streaming bandwidth    {bw / 1e9:9.2f} GB/s    (add on {shape}, 3 arrays moved)")
+        arrays = 3 * 4 * math.prod(int(n) for n in shape.split(";")[0].split("x"))
+        where = "in the L2" if arrays <= l2 else "from DRAM"
+        print(f"  bandwidth {where:<12} {bw / 1e9:9.2f} GB/s    (add on {shape}, 3 arrays moved)")
+    print(f"  L2 per core            {l2 / 2**20:9.2f} MiB     (as the machine reports it)")
     for shape, flops in matmul_flops(cal.rows):
         print(f"  matmul                 {flops / 1e9:9.2f} GFLOP/s (f32 {shape})")

@@ -7,7 +7,13 @@ from chipsim.calibration import Measurement, simulate_us, with_fields, write_mea
 from chipsim.calibration.chip_file import chip_toml
 from chipsim.calibration.fit import expand
 from chipsim.calibration.host import FIT_PARAMS, base_chip, calibrate_host, host_chip_toml
-from chipsim.calibration.host_timing import QUICK, ProgressBar, time_numpy
+from chipsim.calibration.host_timing import (
+    QUICK,
+    ProgressBar,
+    _size_bytes,
+    core_l2_bytes,
+    time_numpy,
+)
 from chipsim.cli import main
 
 from .columns import ROW_COLUMNS
@@ -15,15 +21,17 @@ from .columns import ROW_COLUMNS
 TRUTH = {
     "launch.eager_cycles": 80,
     "dram.bytes_per_cycle": 150,
+    "l2.bytes_per_cycle": 600,
     "simd.count": 20,
     "tensor_core.count": 400,
 }
+L2 = 2**20  # the test machine's L2 per core
 
 
 @pytest.fixture(scope="module")
 def rows():
     """Timings a machine exactly like the model (with TRUTH's values) would show."""
-    truth = with_fields(base_chip(), expand(FIT_PARAMS, TRUTH))
+    truth = with_fields(base_chip(l2_bytes=L2), expand(FIT_PARAMS, TRUTH))
     out = []
     for which, plan in QUICK.items():
         for name, shapes in plan:
@@ -54,9 +62,11 @@ def test_base_chip_keeps_the_presets_seconds():
 
 
 def test_fit_finds_the_machine_and_the_file_loads_back(rows, tmp_path):
-    cal = calibrate_host(rows)
-    assert cal.fit.values == TRUTH and cal.fit.loss == pytest.approx(0.0, abs=1e-12)
-    assert cal.evaluation.summary("heldout").mape < 1e-9  # the model predicts itself
+    cal = calibrate_host(rows, l2_bytes=L2)
+    # every field within 1%: the L2's rate moves a 128 KiB call by less than a model cycle
+    assert cal.fit.values == pytest.approx(TRUTH, rel=0.01)
+    assert cal.fit.loss == pytest.approx(0.0, abs=1e-8)
+    assert cal.evaluation.summary("heldout").mape < 1e-3  # the model predicts itself
     path = tmp_path / "mine.toml"
     path.write_text(host_chip_toml(cal))
     assert chipsim.chip(str(path)) == cal.chip
@@ -65,7 +75,23 @@ def test_fit_finds_the_machine_and_the_file_loads_back(rows, tmp_path):
 
 
 def test_same_timings_same_chip_file(rows):
-    assert host_chip_toml(calibrate_host(rows)) == host_chip_toml(calibrate_host(list(rows)))
+    first, again = calibrate_host(rows, l2_bytes=L2), calibrate_host(list(rows), l2_bytes=L2)
+    assert host_chip_toml(first) == host_chip_toml(again)
+
+
+def test_the_cache_is_what_this_machine_reports_and_decides_small_calls():
+    assert _size_bytes("2048K") == 2**21 and _size_bytes("48K") == 48 * 2**10
+    assert _size_bytes("1M") == 2**20 and core_l2_bytes() >= 2**16
+    chip = with_fields(base_chip(l2_bytes=L2), expand(FIT_PARAMS, TRUTH))
+    small = Measurement("add", "t", ((2**14,), (2**14,)), "f32", 1.0)  # 3 x 64 KiB: in the L2
+    large = Measurement("add", "t", ((2**20,), (2**20,)), "f32", 1.0)  # 3 x 4 MiB: from DRAM
+    no_l2 = with_fields(chip, {"l2.capacity_bytes": 0})
+
+    def slower_without_l2(row):
+        return simulate_us(row, no_l2, synchronous=True) / simulate_us(row, chip, synchronous=True)
+
+    assert slower_without_l2(small) > 1.4  # read again from the L2 at 4x DRAM's rate
+    assert slower_without_l2(large) == pytest.approx(1.0, abs=0.05)  # does not fit: DRAM
 
 
 @pytest.mark.parametrize("name", chipsim.chips())
