@@ -24,6 +24,7 @@ Example:
 from __future__ import annotations
 
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -31,7 +32,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,36 @@ def numpy_eager(graph: Graph) -> Callable[..., list[np.ndarray]]:
     return run
 
 
+def numpy_op_seconds(
+    graph: Graph,
+    arrays: list[np.ndarray] | None = None,
+    calls: int = 5,
+    clock: Callable[[], float] = time.perf_counter,
+) -> dict[str, float]:
+    """Seconds of :func:`numpy_eager`'s calls, operator by operator: for each op name, the sum
+    over its nodes of the node's best of ``calls`` calls (in this process, with its BLAS
+    threads, on the inputs as the eager run computes them; ``arrays`` default to zeros).
+    Where an eager run's time goes, to hold beside a simulated eager run's kernels;
+    :func:`measure_wall` reports it for every graph (``WallTimes.per_op``)."""
+    env: dict[Any, np.ndarray] = {}
+    inputs = arrays or [np.zeros(v.shape, v.dtype.numpy) for v in graph.inputs]
+    env.update(zip(graph.inputs, inputs, strict=True))
+    seconds: dict[str, float] = {}
+    for node in graph.nodes:
+        if node.is_constant:
+            env[node.output] = node.attrs["value"].array()
+            continue
+        opdef = get_op(node.op)
+        args, attrs = [env[v] for v in node.inputs], check_attrs(opdef, node.attrs)
+        best = math.inf
+        for _ in range(calls):
+            start = clock()
+            env[node.output] = opdef.compute(args, attrs)
+            best = min(best, clock() - start)
+        seconds[node.op] = seconds.get(node.op, 0.0) + best
+    return seconds
+
+
 @dataclass(frozen=True)
 class WallTimes:
     """Measured seconds per call of one graph, eager and compiled, every sample kept.
@@ -76,12 +107,15 @@ class WallTimes:
         compiled: seconds per ``jax.jit`` call, one value per sample.
         compile_seconds: XLA's compile time (tracing, passes, code generation), once.
         threads: the BLAS / XLA threads the measuring process used.
+        per_op: the eager road one operator at a time, in the same process
+            (:func:`numpy_op_seconds`: op name -> seconds), after the samples.
     """
 
     eager: tuple[float, ...]
     compiled: tuple[float, ...]
     compile_seconds: float
     threads: int
+    per_op: Mapping[str, float] = field(default_factory=dict)
 
     @staticmethod
     def _quartiles(values: tuple[float, ...]) -> tuple[float, float, float]:
@@ -171,7 +205,13 @@ def _time_graph(graph: Graph, samples: int, min_sample_s: float) -> dict[str, An
     for _ in range(samples):
         eager_s.append(_sample(run_eager, n_eager))
         compiled_s.append(_sample(run_compiled, n_compiled))
-    return {"eager": eager_s, "compiled": compiled_s, "compile_seconds": compile_seconds}
+    per_op = numpy_op_seconds(graph, list(inputs))
+    return {
+        "eager": eager_s,
+        "compiled": compiled_s,
+        "compile_seconds": compile_seconds,
+        "per_op": per_op,
+    }
 
 
 def measure_wall(
@@ -204,7 +244,9 @@ def measure_wall(
         )
     rows = json.loads(proc.stdout)
     return {
-        name: WallTimes(tuple(r["eager"]), tuple(r["compiled"]), r["compile_seconds"], threads)
+        name: WallTimes(
+            tuple(r["eager"]), tuple(r["compiled"]), r["compile_seconds"], threads, r["per_op"]
+        )
         for name, r in zip(names, rows, strict=True)
     }
 

@@ -9,7 +9,7 @@ from xla_graphs import fixture_graphs
 
 import chipsim as cs
 from chipsim.workloads.eager import run_eager
-from chipsim.xla.timing import WallTimes, measure_wall, numpy_eager
+from chipsim.xla.timing import WallTimes, measure_wall, numpy_eager, numpy_op_seconds
 
 
 @pytest.mark.parametrize("name", ["add_mul", "linear_relu", "cnn"])
@@ -49,3 +49,15 @@ def test_measure_wall_returns_samples_for_every_graph():
     for t in times.values():
         assert len(t.eager) == len(t.compiled) == 3 and t.threads == 1
         assert min(t.eager) > 0 and min(t.compiled) > 0 and t.compile_seconds > 0
+    ops = {n.op for n in graphs["linear_relu"].nodes if not n.is_constant}
+    assert set(times["linear_relu"].per_op) == ops  # one operator at a time, every kind
+
+
+def test_per_operator_times_cover_every_operator_and_sum_below_a_slow_one():
+    graph = fixture_graphs()["linear_relu"]
+    ops = [n.op for n in graph.nodes if not n.is_constant]
+    seconds = numpy_op_seconds(graph, calls=3)
+    assert set(seconds) == set(ops) and all(s > 0 for s in seconds.values())
+    ticks = iter(range(0, 10_000))  # every call "takes" one tick of 1 s: best = 1 s per node
+    fake = numpy_op_seconds(graph, calls=3, clock=lambda: next(ticks))
+    assert fake == {op: float(ops.count(op)) for op in set(ops)}
