@@ -5,7 +5,8 @@ Without ``--a100``: times this machine with numpy (a few seconds, one core, prog
 stderr), fits a ``cpu-simd`` chip to it, writes the chip as TOML (load it with
 ``chipsim.chip("this-cpu.toml")``) and the timings beside it as CSV, and prints simulated vs
 measured times of held-out workloads the fit never saw. ``--measurements`` refits saved
-timings instead of measuring (the same timings always give the same chip).
+timings instead of measuring, with this machine's L2 size (the same timings on the same
+machine always give the same chip).
 
 With ``--a100``: simulates the published A100 per-op measurements on CHIP (default
 ``datacenter-gpu``) and prints the errors for the fit and held-out rows.
@@ -28,7 +29,12 @@ from chipsim.calibration.host import (
     matmul_flops,
     stream_bandwidth,
 )
-from chipsim.calibration.host_timing import core_l2_bytes, machine_description, measure_host
+from chipsim.calibration.host_timing import (
+    QUICK,
+    core_l2_bytes,
+    machine_description,
+    measure_host,
+)
 from chipsim.calibration.measurements import read_measurements, write_measurements
 from chipsim.errors import ChipsimError
 
@@ -46,7 +52,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "-o", "--output", default="this-cpu.toml", metavar="CHIP.toml", help="chip file to write"
     )
-    parser.add_argument("--quick", action="store_true", help="4 + 3 workloads, short timings")
+    quick = f"{len(QUICK['fit'])} + {len(QUICK['heldout'])} workloads, short timings"
+    parser.add_argument("--quick", action="store_true", help=quick)
     parser.add_argument(
         "--threads", type=int, default=1, help="BLAS threads while timing (0: numpy's default)"
     )
