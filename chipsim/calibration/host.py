@@ -150,14 +150,15 @@ def matmul_flops(rows: Sequence[Measurement]) -> list[tuple[str, float]]:
     return out
 
 
-def stream_bandwidth(rows: Sequence[Measurement]) -> list[tuple[str, float]]:
-    """(shapes, bytes/s) of every ``add`` row longer than one element: two arrays read and
-    one written."""
-    return [
-        (r.shape_text, 3 * 4 * math.prod(r.shapes[0]) / (r.time_us * 1e-6))
-        for r in rows
-        if r.op == "add" and math.prod(r.shapes[0]) > 1
-    ]
+def stream_bandwidth(rows: Sequence[Measurement]) -> list[tuple[str, int, float]]:
+    """(shapes, bytes moved, bytes/s) of every ``add`` row longer than one element: two
+    arrays read and one written, so the bytes moved are three f32 arrays."""
+    out = []
+    for r in rows:
+        if r.op == "add" and math.prod(r.shapes[0]) > 1:
+            moved = 3 * 4 * math.prod(r.shapes[0])
+            out.append((r.shape_text, moved, moved / (r.time_us * 1e-6)))
+    return out
 
 
 def host_chip_toml(cal: HostCalibration) -> str:

@@ -15,7 +15,6 @@ With ``--a100``: simulates the published A100 per-op measurements on CHIP (defau
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 from pathlib import Path
@@ -166,9 +165,8 @@ def _print_machine(cal: HostCalibration) -> None:
             rate = r.elements / (r.time_us * 1e-6) / 1e9
             print(f"  exp in cache           {rate:9.2f} Gelem/s (f32 {r.shape_text})")
     l2 = cal.chip.l2.capacity_bytes
-    for shape, bw in stream_bandwidth(cal.rows):
-        arrays = 3 * 4 * math.prod(int(n) for n in shape.split(";")[0].split("x"))
-        where = "in the L2" if arrays <= l2 else "from DRAM"
+    for shape, moved, bw in stream_bandwidth(cal.rows):
+        where = "in the L2" if moved <= l2 else "from DRAM"
         print(f"  bandwidth {where:<12} {bw / 1e9:9.2f} GB/s    (add on {shape}, 3 arrays moved)")
     print(f"  L2 per core            {l2 / 2**20:9.2f} MiB     (as the machine reports it)")
     for shape, flops in matmul_flops(cal.rows):

@@ -47,21 +47,35 @@ from chipsim.xla.bridge import load_jax, to_jax
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
-def numpy_eager(graph: Graph) -> Callable[..., list[np.ndarray]]:
-    """``graph`` as a Python function of numpy calls, one per node (constants made once)."""
-    steps = []
-    consts = {}
+#: One eager call: ``(op name, compute, input values, checked attrs, output value)``.
+Step = tuple[str, Callable[..., np.ndarray], tuple, Mapping[str, Any], Any]
+
+
+def eager_steps(graph: Graph) -> tuple[dict[Any, np.ndarray], list[Step]]:
+    """``graph`` as an eager run sees it: its constants' arrays (value -> array, made once)
+    and one step per other node, in order, its op's numpy semantics (the registry's
+    ``compute``) with attributes checked. :func:`numpy_eager` runs the steps;
+    :func:`numpy_op_seconds` times them one by one."""
+    consts: dict[Any, np.ndarray] = {}
+    steps: list[Step] = []
     for node in graph.nodes:
         if node.is_constant:
             consts[node.output] = node.attrs["value"].array()
         else:
             opdef = get_op(node.op)
-            steps.append((opdef.compute, node.inputs, check_attrs(opdef, node.attrs), node.output))
+            attrs = check_attrs(opdef, node.attrs)
+            steps.append((node.op, opdef.compute, tuple(node.inputs), attrs, node.output))
+    return consts, steps
+
+
+def numpy_eager(graph: Graph) -> Callable[..., list[np.ndarray]]:
+    """``graph`` as a Python function of numpy calls, one per node (constants made once)."""
+    consts, steps = eager_steps(graph)
 
     def run(*arrays: np.ndarray) -> list[np.ndarray]:
         env = dict(consts)
         env.update(zip(graph.inputs, arrays, strict=True))
-        for compute, inputs, attrs, out in steps:
+        for _op, compute, inputs, attrs, out in steps:
             env[out] = compute([env[v] for v in inputs], attrs)
         return [env[v] for v in graph.outputs]
 
@@ -79,22 +93,19 @@ def numpy_op_seconds(
     threads, on the inputs as the eager run computes them; ``arrays`` default to zeros).
     Where an eager run's time goes, to hold beside a simulated eager run's kernels;
     :func:`measure_wall` reports it for every graph (``WallTimes.per_op``)."""
-    env: dict[Any, np.ndarray] = {}
+    consts, steps = eager_steps(graph)
+    env = dict(consts)
     inputs = arrays or [np.zeros(v.shape, v.dtype.numpy) for v in graph.inputs]
     env.update(zip(graph.inputs, inputs, strict=True))
     seconds: dict[str, float] = {}
-    for node in graph.nodes:
-        if node.is_constant:
-            env[node.output] = node.attrs["value"].array()
-            continue
-        opdef = get_op(node.op)
-        args, attrs = [env[v] for v in node.inputs], check_attrs(opdef, node.attrs)
+    for op, compute, inputs_of, attrs, out in steps:
+        args = [env[v] for v in inputs_of]
         best = math.inf
         for _ in range(calls):
             start = clock()
-            env[node.output] = opdef.compute(args, attrs)
+            env[out] = compute(args, attrs)
             best = min(best, clock() - start)
-        seconds[node.op] = seconds.get(node.op, 0.0) + best
+        seconds[op] = seconds.get(op, 0.0) + best
     return seconds
 
 
