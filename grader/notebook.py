@@ -200,8 +200,9 @@ def too_slow(part: Part, seconds: float, ran: int, limit: float | None = None) -
         "your function took {seconds:.0f} s on the {ran} visible instance(s). Graded, this "
         "cell runs all {total} instances of the part, hidden ones included, within {limit:.0f} "
         "s: at this pace about {projected:.0f} s. A cell that runs out of time scores 0: make "
-        "it faster (a search: a few seconds per instance).",
+        "it faster (at most about {each:.1f} s per instance).",
         seconds=seconds, ran=ran, total=total, limit=limit, projected=projected,
+        each=limit / total,
     )  # fmt: skip
 
 

@@ -171,7 +171,7 @@ class RescoreAnswers(NbGraderPreprocessor):
                     why = tr(
                         "no answer: {error}. Graded, this cell runs your function on all "
                         "{n} instances of the part, visible and hidden, within that time: "
-                        "make it faster (a search: a few seconds per instance)",
+                        "make it faster",
                         error=error.removeprefix("CellStopped: "), n=len(ids),
                     )  # fmt: skip
                 else:

@@ -43,8 +43,8 @@ __all__ = [
     "chain_variant", "cnn_variant", "epilogue_variant", "mobilenet_variant_records",
     "scratchpad_variant", "tight_records", "tight_variant", "transformer_variant",
     "ALIGNMENT", "SEARCH_EFFORT", "search_plan", "plan_records", "baseline_gap", "compile_with",
-    "family_rng", "stratum_row", "redrawn", "CHALLENGE_GAP", "REACHED", "OUTCOME_TRIES",
-    "fusion_gap",
+    "family_rng", "stratum_row", "stratum_step", "redrawn", "CHALLENGE_GAP", "REACHED",
+    "OUTCOME_TRIES", "fusion_gap",
 ]  # fmt: skip
 
 
@@ -66,6 +66,19 @@ def family_rng(seed: int, family: int) -> np.random.Generator:
 def stratum_row(table: tuple, stratum: int | None, rng: np.random.Generator) -> tuple:
     """Row ``stratum`` of ``table`` (cycling), or a random row when there is no stratum."""
     return table[int(rng.integers(len(table))) if stratum is None else stratum % len(table)]
+
+
+def stratum_step(
+    table: tuple, stratum: int | None, steps: tuple[int, ...], rng: np.random.Generator
+) -> int:
+    """One of ``steps`` for the ``stratum``-th instance of a family whose rows are ``table``:
+    the k-th pass over the table takes step k (cycling), so every submission meets each step
+    equally often; a random step when there is no stratum. For a dimension whose every value
+    changes how an instance behaves (a size against a tile edge), stratifying it as well as
+    the row keeps a score from hanging on how many of one kind a draw happened to hold."""
+    if stratum is None:
+        return int(rng.choice(steps))
+    return steps[(stratum // len(table)) % len(steps)]
 
 
 #: The strata of the families: the dimensions that decide how an instance behaves. A chain

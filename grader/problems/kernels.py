@@ -17,7 +17,14 @@ from typing import Any
 import numpy as np
 
 from chipsim.ir import Graph
-from grader.problems.families import CHALLENGE_GAP, CHIP, family_rng, redrawn, stratum_row
+from grader.problems.families import (
+    CHALLENGE_GAP,
+    CHIP,
+    family_rng,
+    redrawn,
+    stratum_row,
+    stratum_step,
+)
 
 __all__ = [
     "ACTIVATIONS", "dense_kernel", "conv_kernel", "TILING_STRATA", "STREAMING_STRATA",
@@ -67,12 +74,23 @@ CONV_STRATA = ((2, 16, 32, 64), (4, 8, 64, 64), (2, 12, 64, 48), (2, 8, 32, 128)
 MLP_STRATA = ((64, 256, 1024), (128, 512, 256), (32, 768, 768), (96, 384, 512))
 
 
+def _moved(n: int, steps: int) -> int:
+    """``n`` moved by ``steps`` steps of ``n / 16`` (at least 4, the tensor core's tile)."""
+    step = max(4, n // 16)
+    return max(step, n + step * steps)
+
+
+#: The row counts' steps in the double-buffering part, stratified (``stratum_step``): a
+#: skinny kernel's few rows fit a row tile exactly or leave a ragged last tile, and that
+#: decides a fixed tile's cycles, so every submission meets each step equally often.
+ROW_STEPS = (-2, -1, 0, 1, 2)
+
+
 def _jitter(rng: np.random.Generator, n: int, steps: int = 4) -> int:
     """``n`` moved by up to ``steps`` steps of ``n / 16`` (at least 4, the tensor core's
     tile): the draw moves sizes off the strata's round numbers (ragged last tiles), keeps
     their scale, and makes two draws rarely alike."""
-    step = max(4, n // 16)
-    return max(step, n + step * int(rng.integers(-steps, steps + 1)))
+    return _moved(n, int(rng.integers(-steps, steps + 1)))
 
 
 def tiling_variant(seed: int, stratum: int | None = None) -> Graph:
@@ -84,7 +102,8 @@ def tiling_variant(seed: int, stratum: int | None = None) -> Graph:
 def streaming_variant(seed: int, stratum: int | None = None) -> Graph:
     rng = family_rng(seed, 22)
     m, k, n = stratum_row(STREAMING_STRATA, stratum, rng)
-    return dense_kernel(seed, _jitter(rng, m, 2), _jitter(rng, k, 8), _jitter(rng, n, 8))
+    rows = _moved(m, stratum_step(STREAMING_STRATA, stratum, ROW_STEPS, rng))
+    return dense_kernel(seed, rows, _jitter(rng, k, 8), _jitter(rng, n, 8))
 
 
 #: The naive program's tile edge: the smallest blocks the code generator would try.

@@ -263,7 +263,7 @@ def _hidden(
 HIDDEN_PER_FAMILY = {
     "classify": 1, "chains": 6, "dense": 96, "transformer": 4, "cnn": 4,
     "liveness": 24, "first_fit": 40, "arena": 48, "plan": 4, "tight": 4,
-    "units": 6, "tiling": 6, "streaming": 32, "conv": 8, "mlp": 8,
+    "units": 6, "tiling": 6, "streaming": 40, "conv": 32, "mlp": 32,
 }  # fmt: skip
 H = HIDDEN_PER_FAMILY
 #: The open challenges give full credit within this fraction of the reference: the course's

@@ -18,7 +18,8 @@ from grader.scoring.answer import encode, records_fingerprint
 from grader.scoring.spread import ROOT, model_functions, notebook_namespace, spread
 
 SECRETS = {  # the slow parts: fewer draws
-    "fusion_challenge": 6, "memory_challenge": 8, "instgen_tiling": 6, "instgen_challenge": 6,
+    "fusion_challenge": 6, "memory_challenge": 8, "instgen_tiling": 6, "instgen_double": 10,
+    "instgen_challenge": 2,
 }  # fmt: skip
 
 
