@@ -3,7 +3,8 @@ its epilogue (a dense layer, a ResNet conv block), and the ops of part 1.
 
 Drawn like every family (:mod:`~grader.problems.families`): the same seed and stratum give
 the same kernel on every machine; the strata fix the sizes that decide how an instance
-behaves, the seed moves them off round numbers and picks the activation.
+behaves, the seed moves them off round numbers and picks the activation (the skinny kernels'
+row count is stratified too, :data:`ROW_STEPS`).
 
 Example:
     >>> [v.shape for v in dense_kernel(3, 64, 256, 128, "gelu").inputs]
@@ -30,6 +31,7 @@ __all__ = [
     "ACTIVATIONS", "dense_kernel", "conv_kernel", "TILING_STRATA", "STREAMING_STRATA",
     "CONV_STRATA", "MLP_STRATA", "tiling_variant", "streaming_variant", "conv_variant",
     "mlp_variant", "SMALLEST_BLOCK", "generated_program", "double_buffer_gap", "units_items",
+    "ROW_STEPS",
 ]  # fmt: skip
 
 
@@ -80,9 +82,10 @@ def _moved(n: int, steps: int) -> int:
     return max(step, n + step * steps)
 
 
-#: The row counts' steps in the double-buffering part, stratified (``stratum_step``): a
-#: skinny kernel's few rows fit a row tile exactly or leave a ragged last tile, and that
-#: decides a fixed tile's cycles, so every submission meets each step equally often.
+#: The row counts' steps in the double-buffering part (steps of ``max(4, m // 16)`` rows: 4
+#: for its strata), stratified (``stratum_step``): a skinny kernel's few rows fit a row tile
+#: exactly or leave a ragged last tile, and that decides a fixed tile's cycles, so every
+#: submission meets each step equally often.
 ROW_STEPS = (-2, -1, 0, 1, 2)
 
 
