@@ -90,3 +90,44 @@ def test_one_unit_for_everything_earns_nothing_for_the_units():
         scores[name] = s.fraction
     assert scores["right"] == 1.0
     assert scores["simd"] == 0.5  # the cycles right, the units no better than a guess
+
+
+def _loop_nest(kb, rows: int, cols: int):
+    """A valid loop nest: ``rows`` x ``cols`` output tiles, the whole inner dimension each."""
+    ext, (x, w) = kb.extents, kb.operands
+    acc = kb.names[kb.contraction]
+    made = {out for out, _, _ in kb.epilogue_ops}
+    extra = [v for _, _, ins in kb.epilogue_ops for v in ins if v not in made and v != acc]
+    for r in range(0, ext["rows"], rows):
+        for c in range(0, ext["cols"], cols):
+            t = kb.tile((r, min(rows, ext["rows"] - r)), (c, min(cols, ext["cols"] - c)))
+            where, at = {}, 0
+            for name in (x, w, *extra):
+                where[name] = kb.load(name, t, at)
+                at += -(-kb.tile_bytes(name, t) // 64) * 64
+            out = kb.contract(t, at, {x: where[x], w: where[w]})
+            for value, _op, ins in kb.epilogue_ops:
+                kb.epilogue(value, t, at, {v: where.get(v, out) for v in ins})
+            kb.store(kb.outputs[0], t, at)
+    return kb
+
+
+def test_a_small_tile_answer_for_every_instance_fits_the_answer_cap():
+    """One answer carries a program per instance of its part, visible and hidden; a valid
+    loop nest of small tiles must fit the grader's cap on every part, or the test cell would
+    show points that the grader refuses (16 x 16 tiles take about 4.8 MB on the challenge's 66
+    instances and 2.7 MB on double buffering's 41, past the 2 MB the cap was before)."""
+    from grader.problems.hidden import seeds_for
+    from grader.sandbox.outputs import size
+    from grader.scoring.answer import MAX_ANSWER_CHARS, MIME
+
+    for pid in ("instgen_tiling", "instgen_double", "instgen_challenge"):
+        part = PARTS[pid].bind(seeds_for(b"a course secret!", [pid], "a notebook"))
+        answers = {}
+        for inst in part.instances:
+            graph = part.instance(inst.id).build()
+            answers[inst.id] = _program_answer(
+                graph, _loop_nest(KernelBuilder(graph, CHIP), 16, 16)
+            )
+        out = {"output_type": "display_data", "data": {MIME: encode(pid, answers)}}
+        assert size(out) <= MAX_ANSWER_CHARS / 2, (pid, size(out))  # room to spare
