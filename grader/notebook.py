@@ -35,8 +35,15 @@ from chipsim.i18n import tr
 from grader.problems.data import hidden_problems
 from grader.problems.parts import ALIGNMENT, CHIP, Part, get_part
 from grader.sandbox.limits import CELL_SECONDS
+from grader.sandbox.outputs import size
 from grader.sandbox.view import withheld
-from grader.scoring.answer import MIME, encode, graph_fingerprint, records_fingerprint
+from grader.scoring.answer import (
+    MAX_ANSWER_CHARS,
+    MIME,
+    encode,
+    graph_fingerprint,
+    records_fingerprint,
+)
 from grader.scoring.credit import feedback_language, show_points
 
 
@@ -58,7 +65,7 @@ class Answer:
         self, part: Part, doc: dict[str, Any], provisional: Any = None, warning: str = ""
     ) -> None:
         self.part, self.doc, self.provisional = part, doc, provisional
-        self.warning = warning  # the function is too slow for the graded cell's time limit
+        self.warning = warning  # too slow or too large for the graded cell (see too_slow)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         if _validating() and self.provisional is not None:
@@ -125,9 +132,13 @@ def submit(
     started = time.perf_counter()
     with withheld(part.assignment):  # as in the grading view: the reference passes raise
         answers = {iid: _answer_one(iid, kind, obj, fns) for iid, (kind, obj) in problems.items()}
-    fatal, warning = (False, "") if hidden else too_slow(part, time.perf_counter() - started,
-                                                         len(problems))  # fmt: skip
     doc = encode(part.id, answers, language=feedback_language())
+    fatal, warning = False, ""
+    if not hidden:  # what the graded cell, with every instance, would meet
+        checks = (too_slow(part, time.perf_counter() - started, len(problems)),
+                  too_large(part, size(doc), len(problems)))  # fmt: skip
+        fatal = any(f for f, _ in checks)
+        warning = "\n".join(w for _, w in checks if w)
     if score is None:
         score = os.environ.get("NBGRADER_EXECUTION") != "autograde"
     provisional = None
@@ -190,20 +201,61 @@ def too_slow(part: Part, seconds: float, ran: int, limit: float | None = None) -
         (False, '')
     """
     limit = CELL_SECONDS if limit is None else limit  # the grader's default cell limit
-    total = len(part.instances)
-    projected = seconds * total / max(ran, 1)
-    if projected <= limit / 2:
+    seen = _projected(part, seconds, ran, limit)
+    if seen is None:
         return False, ""
-    fatal = projected > limit
+    fatal = seen["projected"] > limit
     head = tr("Too slow for the grader: ") if fatal else tr("Close to the grader's time limit: ")
     return fatal, head + tr(
         "your function took {seconds:.0f} s on the {ran} visible instance(s). Graded, this "
         "cell runs all {total} instances of the part, hidden ones included, within {limit:.0f} "
         "s: at this pace about {projected:.0f} s. A cell that runs out of time scores 0: make "
         "it faster (at most about {each:.1f} s per instance).",
-        seconds=seconds, ran=ran, total=total, limit=limit, projected=projected,
-        each=limit / total,
+        seconds=seconds, limit=limit, **seen,
     )  # fmt: skip
+
+
+def too_large(part: Part, chars: int, ran: int, cap: int | None = None) -> tuple[bool, str]:
+    """``(fatal, warning)``, as :func:`too_slow` but for the answer's size: the graded cell
+    answers every instance of ``part``, and the grader refuses an answer larger than
+    :data:`~grader.scoring.answer.MAX_ANSWER_CHARS` characters (the part then scores 0). An
+    answer of ``chars`` characters for ``ran`` visible instances is projected to all of them:
+    a warning past half the cap, ``fatal`` past the cap.
+
+    Example (a program part, 66 instances, at 300,000 characters for each of its 2 visible ones):
+        >>> from grader.problems.parts import get_part
+        >>> fatal, text = too_large(get_part("instgen_challenge"), 600_000, 2)
+        >>> fatal, text[:26]
+        (True, 'Too large for the grader: ')
+        >>> too_large(get_part("instgen_challenge"), 60_000, 2)
+        (False, '')
+    """
+    cap = MAX_ANSWER_CHARS if cap is None else cap
+    seen = _projected(part, chars, ran, cap)
+    if seen is None:
+        return False, ""
+    fatal = seen["projected"] > cap
+    head = tr("Too large for the grader: ") if fatal else tr("Close to the grader's size limit: ")
+    return fatal, head + tr(
+        "your answer takes {chars:,} characters for the {ran} visible instance(s). Graded, this "
+        "cell answers all {total} instances of the part, hidden ones included, and the grader "
+        "refuses an answer over {cap:,} characters: at this size about {projected:,.0f}. A "
+        "refused answer scores 0: make it smaller (at most about {each:,.0f} characters per "
+        "instance).",
+        chars=chars, cap=cap, **seen,
+    )  # fmt: skip
+
+
+def _projected(part: Part, amount: float, ran: int, limit: float) -> dict[str, Any] | None:
+    """``amount`` (seconds, characters) measured on ``ran`` visible instances, projected onto
+    every instance of ``part`` as the graded cell meets them: None within half of ``limit``,
+    else the numbers a warning states (``ran``, ``total``, ``projected``, and ``each``, the
+    limit's share per instance)."""
+    total = len(part.instances)
+    projected = amount * total / max(ran, 1)
+    if projected <= limit / 2:
+        return None
+    return {"ran": ran, "total": total, "projected": projected, "each": limit / total}
 
 
 def _validating() -> bool:

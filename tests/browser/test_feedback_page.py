@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import copy
 import os
+import sys
 from pathlib import Path
 
 import nbformat
@@ -27,32 +28,14 @@ from traitlets.config import Config
 from grader.feedback.page import SafeFeedbackExporter
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "grading"))
+from hand_kernels import loop_nest  # noqa: E402  (a valid loop nest written by hand)
 
 #: The one thing a feedback page fetches from outside: nbgrader's feedback template calls
 #: nbconvert's ``mathjax()`` macro with its hard-coded CDN default (``HTMLExporter.mathjax_url``
 #: does not reach it). Tests never touch the network, so it is answered locally with an empty
 #: script; anything else from outside fails the test.
 MATHJAX_CDN = "https://cdnjs.cloudflare.com/ajax/libs/mathjax/"
-
-
-def _simple_kernel(kb):
-    """A valid hand-written kernel: 16 x 32 output tiles, the whole inner dimension at once."""
-    ext, (x, w) = kb.extents, kb.operands
-    acc = kb.names[kb.contraction]
-    made = {out for out, _, _ in kb.epilogue_ops}
-    extra = [v for _, _, ins in kb.epilogue_ops for v in ins if v not in made and v != acc]
-    for r in range(0, ext["rows"], 16):
-        for c in range(0, ext["cols"], 32):
-            t = kb.tile((r, min(16, ext["rows"] - r)), (c, min(32, ext["cols"] - c)))
-            where, at = {}, 0
-            for name in (x, w, *extra):
-                where[name] = kb.load(name, t, at)
-                at += -(-kb.tile_bytes(name, t) // 64) * 64
-            out = kb.contract(t, at, {x: where[x], w: where[w]})
-            for value, _op, ins in kb.epilogue_ops:
-                kb.epilogue(value, t, at, {v: where.get(v, out) for v in ins})
-            kb.store(kb.outputs[0], t, at)
-    return kb
 
 
 def _answers():
@@ -63,7 +46,7 @@ def _answers():
         "fusion": ("fusion_challenge", fuse_elementwise_chains),
         "memory_planning": ("memory_challenge", greedy_by_size),
         # a learner's kernel (the code generator's own program is not data)
-        "instruction_generation": ("instgen_challenge", _simple_kernel),
+        "instruction_generation": ("instgen_challenge", lambda kb: loop_nest(kb, 16, 32)),
     }
 
 

@@ -4,6 +4,8 @@ which instruction stored the wrong tile."""
 
 from __future__ import annotations
 
+from hand_kernels import loop_nest
+
 from chipsim.codegen.builder import KernelBuilder
 from chipsim.hw import get_chip
 from grader import score_answer
@@ -17,32 +19,10 @@ def _program_answer(graph, kb):
     return {"graph": graph_fingerprint(graph), "program": kb.data()}
 
 
-def _one_tile_per_output(kb, skip_inner: bool):
-    """Every output tile of 32 x 32 in one step; with ``skip_inner``, only the last inner
-    block is summed (fast, and wrong)."""
-    ext, (x, w) = kb.extents, kb.operands
-    acc = kb.names[kb.contraction]
-    made = {out for out, _, _ in kb.epilogue_ops}
-    extra = [v for _, _, ins in kb.epilogue_ops for v in ins if v not in made and v != acc]
-    k0 = ext["inner"] - 32 if skip_inner else 0
-    for r in range(0, ext["rows"], 32):
-        for c in range(0, ext["cols"], 32):
-            t = kb.tile((r, 32), (c, 32), (k0, ext["inner"] - k0))
-            where, at = {}, 0
-            for name in (x, w, *extra):
-                where[name] = kb.load(name, t, at)
-                at += -(-kb.tile_bytes(name, t) // 64) * 64
-            out = kb.contract(t, at, {x: where[x], w: where[w]})
-            for value, _op, ins in kb.epilogue_ops:
-                kb.epilogue(value, t, at, {v: where.get(v, out) for v in ins})
-            kb.store(kb.outputs[0], t, at)
-    return kb
-
-
 def test_a_wrong_program_scores_zero_and_names_the_store_of_the_wrong_tile():
     part = PARTS["instgen_tiling"]
     graph = part.instance("dense_a").build()
-    kb = _one_tile_per_output(KernelBuilder(graph, CHIP), skip_inner=True)
+    kb = loop_nest(KernelBuilder(graph, CHIP), 32, 32, last_inner_only=True)
     doc = encode(part.id, {"dense_a": _program_answer(graph, kb)})
     (s,) = score_answer(part, doc, points=3, required=["dense_a"]).instances
     assert s.fraction == 0.0 and s.invalid
@@ -55,7 +35,7 @@ def test_a_wrong_program_scores_zero_and_names_the_store_of_the_wrong_tile():
 def test_a_right_program_is_timed_between_naive_and_reference():
     part = PARTS["instgen_tiling"]
     graph = part.instance("dense_a").build()
-    kb = _one_tile_per_output(KernelBuilder(graph, CHIP), skip_inner=False)
+    kb = loop_nest(KernelBuilder(graph, CHIP), 32, 32)
     doc = encode(part.id, {"dense_a": _program_answer(graph, kb)})
     (s,) = score_answer(part, doc, points=3, required=["dense_a"]).instances
     assert not s.invalid and s.numbers["naive"] > s.numbers["theirs"] > s.numbers["reference"]
@@ -66,7 +46,7 @@ def test_a_program_for_another_graph_is_refused():
     part = PARTS["instgen_tiling"]
     graph = part.instance("dense_a").build()
     other = PARTS["instgen_double"].instance("skinny_a").build()
-    kb = _one_tile_per_output(KernelBuilder(other, CHIP), skip_inner=False)
+    kb = loop_nest(KernelBuilder(other, CHIP), 32, 32)
     doc = encode(part.id, {"dense_a": _program_answer(other, kb)})
     (s,) = score_answer(part, doc, points=3, required=["dense_a"]).instances
     assert s.invalid and "different graph" in s.message
@@ -92,26 +72,6 @@ def test_one_unit_for_everything_earns_nothing_for_the_units():
     assert scores["simd"] == 0.5  # the cycles right, the units no better than a guess
 
 
-def _loop_nest(kb, rows: int, cols: int):
-    """A valid loop nest: ``rows`` x ``cols`` output tiles, the whole inner dimension each."""
-    ext, (x, w) = kb.extents, kb.operands
-    acc = kb.names[kb.contraction]
-    made = {out for out, _, _ in kb.epilogue_ops}
-    extra = [v for _, _, ins in kb.epilogue_ops for v in ins if v not in made and v != acc]
-    for r in range(0, ext["rows"], rows):
-        for c in range(0, ext["cols"], cols):
-            t = kb.tile((r, min(rows, ext["rows"] - r)), (c, min(cols, ext["cols"] - c)))
-            where, at = {}, 0
-            for name in (x, w, *extra):
-                where[name] = kb.load(name, t, at)
-                at += -(-kb.tile_bytes(name, t) // 64) * 64
-            out = kb.contract(t, at, {x: where[x], w: where[w]})
-            for value, _op, ins in kb.epilogue_ops:
-                kb.epilogue(value, t, at, {v: where.get(v, out) for v in ins})
-            kb.store(kb.outputs[0], t, at)
-    return kb
-
-
 def test_a_small_tile_answer_for_every_instance_fits_the_answer_cap():
     """One answer carries a program per instance of its part, visible and hidden; a valid
     loop nest of small tiles must fit the grader's cap on every part, or the test cell would
@@ -126,8 +86,6 @@ def test_a_small_tile_answer_for_every_instance_fits_the_answer_cap():
         answers = {}
         for inst in part.instances:
             graph = part.instance(inst.id).build()
-            answers[inst.id] = _program_answer(
-                graph, _loop_nest(KernelBuilder(graph, CHIP), 16, 16)
-            )
+            answers[inst.id] = _program_answer(graph, loop_nest(KernelBuilder(graph, CHIP), 16, 16))
         out = {"output_type": "display_data", "data": {MIME: encode(pid, answers)}}
         assert size(out) <= MAX_ANSWER_CHARS / 2, (pid, size(out))  # room to spare

@@ -57,3 +57,32 @@ def test_a_function_too_slow_for_the_graded_cell_is_told_and_fails_validate(monk
         nb.submit("fusion_chains", slow)
     monkeypatch.setattr(nb, "CELL_SECONDS", 60.0)
     assert "Too slow" not in nb.submit("fusion_chains", slow, score=False).text()
+
+
+def test_an_answer_too_large_for_the_grader_is_told_and_fails_validate(monkeypatch):
+    """The graded cell answers every instance, and the grader refuses an answer over its size
+    cap (the part scores 0): a test cell whose answer, projected to all instances, would pass
+    the cap says so, and Validate fails the part, as for a cell that would run out of time."""
+    import grader.notebook as nb
+    from chipsim.passes.fusion import Partition
+
+    def singles(graph, chip):
+        return Partition([[i] for i in range(len(graph.nodes))])
+
+    small = nb.submit("fusion_chains", singles, score=False)
+    chars = nb.size(small.doc)  # the two visible instances' answer
+    assert "Too large" not in small.text() and "size limit" not in small.text()
+
+    monkeypatch.setattr(nb, "MAX_ANSWER_CHARS", chars)  # 8 instances project to 4x the cap
+    answer = nb.submit("fusion_chains", singles, score=False)
+    assert "Too large for the grader" in answer.text()
+    assert "all 8 instances of the part" in answer.text()
+    assert f"at most about {chars / 8:,.0f} characters per instance" in answer.text()
+    monkeypatch.setenv("NBGRADER_EXECUTION", "validate")
+    with pytest.raises(nb.NotFullCredit, match="Too large for the grader"):
+        nb.submit("fusion_chains", singles)
+
+    monkeypatch.setattr(nb, "MAX_ANSWER_CHARS", 6 * chars)  # 4x: past half the cap, within it
+    monkeypatch.delenv("NBGRADER_EXECUTION")
+    text = nb.submit("fusion_chains", singles, score=False).text()
+    assert "Close to the grader's size limit" in text and "Too large" not in text
