@@ -32,7 +32,7 @@ import chipsim
 from chipsim.calibration.chip_file import chip_toml
 from chipsim.calibration.evaluate import Evaluation, evaluate
 from chipsim.calibration.fit import FitResult, Param, fit_chip, with_fields
-from chipsim.calibration.host_timing import core_l2_bytes
+from chipsim.calibration.host_timing import core_l2_bytes, machine_description
 from chipsim.calibration.measurements import Measurement, split
 
 MODEL_CLOCK_HZ = 100_000_000
@@ -133,11 +133,29 @@ def calibrate_host(
     """
     machine = rows[0].where if rows else "an unknown machine"
     l2 = core_l2_bytes() if l2_bytes is None else l2_bytes
-    about = {"name": name, "description": f"{BASE} fitted to {machine}"}
+    about = {"name": name, "description": _fitted_to(machine)}
     start = with_fields(base_chip(l2_bytes=l2), about)
     result = fit_chip(start, FIT_PARAMS, split(rows, "fit"), synchronous=True)
     fitted = result.chip or start
     return HostCalibration(machine, tuple(rows), result, evaluate(fitted, rows, synchronous=True))
+
+
+def _fitted_to(machine: str) -> str:
+    """The description of a chip fitted to ``machine`` (the one way it is written)."""
+    return f"{BASE} fitted to {machine}"
+
+
+def fitted_here(chip: chipsim.Chip) -> bool:
+    """Was ``chip`` fitted by :func:`calibrate_host` to this machine as it is now (its CPU,
+    CPU count, Python and numpy, :func:`~chipsim.calibration.host_timing.machine_description`)?
+    A chip file calibrated on another machine, or before an upgrade of numpy, predicts that
+    machine, not this one.
+
+    Example:
+        >>> fitted_here(chipsim.chip("cpu-simd"))  # a preset: fitted to nothing
+        False
+    """
+    return chip.description == _fitted_to(machine_description())
 
 
 def matmul_flops(rows: Sequence[Measurement]) -> list[tuple[str, float]]:

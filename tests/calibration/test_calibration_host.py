@@ -12,6 +12,7 @@ from chipsim.calibration.host_timing import (
     ProgressBar,
     _size_bytes,
     core_l2_bytes,
+    machine_description,
     time_numpy,
 )
 from chipsim.cli import main
@@ -160,3 +161,21 @@ def test_progress_bar_is_silent_off_a_terminal(capsys):
         bar(label)
     bar.close()
     assert bar.done == 3 and capsys.readouterr().err == ""
+
+
+def test_a_chip_file_counts_as_this_machines_only_when_fitted_to_it(rows, tmp_path):
+    """A saved chip file predicts the machine it was fitted to: the XLA chapter uses one only
+    when it names this machine as it is now (CPU, CPU count, Python, numpy), not a file
+    copied from another machine or fitted before an upgrade."""
+    from dataclasses import replace
+
+    from chipsim.calibration.host import fitted_here
+
+    elsewhere = calibrate_host(rows, l2_bytes=L2)  # timed on "a test machine"
+    path = tmp_path / "this-cpu.toml"
+    path.write_text(host_chip_toml(elsewhere))
+    assert not fitted_here(chipsim.chip(str(path)))
+    here = [replace(r, where=machine_description()) for r in rows]
+    path.write_text(host_chip_toml(calibrate_host(here, l2_bytes=L2)))
+    assert fitted_here(chipsim.chip(str(path)))  # through the file, as the chapter loads it
+    assert not fitted_here(chipsim.chip("cpu-simd"))
