@@ -6,6 +6,8 @@
   teaching workloads of :mod:`chipsim.workloads`, and how a stratum redraws until its outcome
   holds;
 * :mod:`.kernels` — the instruction-generation exercise's one-kernel families;
+* :mod:`.items` — the exact-answer families: part 1's classification items, the liveness
+  problems;
 * :mod:`.hidden` — the course secret and the per-submission draw of hidden instances;
 * :mod:`.data` — a hidden instance as data, the only form a learner's kernel receives.
 """
