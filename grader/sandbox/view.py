@@ -52,6 +52,16 @@ from chipsim.errors import ChipsimError
 PACKAGES = ("chipsim", "grader")
 #: Registered passes that are baselines, not answers (``compile(fusion=None)``, no reuse).
 BASELINES = {"fusion": ("none",), "memory_planning": ("naive",)}
+#: The withheld functions each notebook names to its learners, by the name they would call
+#: (every one a marked reference solution: ``tests/grading/test_grading_view.py``). The
+#: Exercises page lists them from here, and each notebook's "Withheld" paragraph names them.
+NAMED = {
+    "fusion": ("can_fuse", "fuse_elementwise_chains", "reference_fusion", "rule_fusion",
+               "autotune", "fits", "epilogue_fusion"),
+    "memory_planning": ("liveness", "first_fit", "greedy_by_size", "search"),
+    "instruction_generation": ("generated", "unit_and_cycles", "emit_blocked", "choose_blocks",
+                               "search_blocks"),
+}  # fmt: skip
 
 
 class ReferenceUnavailable(ChipsimError):

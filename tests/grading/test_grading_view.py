@@ -16,6 +16,7 @@ import ast
 import importlib
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -26,7 +27,15 @@ import pytest
 
 import chipsim
 from grader.problems.parts import ASSIGNMENTS, get_part
-from grader.sandbox.view import BASELINES, answers, build_view, module_name, package_path
+from grader.sandbox.view import (
+    BASELINES,
+    NAMED,
+    answers,
+    build_view,
+    module_name,
+    package_path,
+    reference_sources,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = Path(chipsim.__file__).resolve().parent
@@ -178,6 +187,23 @@ def test_every_assignment_withholds_its_reference_solutions():
         "_best_offset",
     )
     assert answers("no such exercise") == {}
+
+
+@pytest.mark.parametrize("assignment", sorted(NAMED))
+def test_what_a_notebook_says_is_withheld_is_and_the_notebook_says_all_of_it(assignment):
+    """The names the Exercises page lists (:data:`NAMED`) are reference solutions the view
+    withholds, and the notebook's "Withheld" paragraph names every one of them, in both
+    languages (a learner once found ``search_blocks`` on the page and not in the notebook)."""
+    withheld = {qual.rsplit(".", 1)[-1] for qual in reference_sources(assignment)}
+    assert set(NAMED[assignment]) <= withheld, set(NAMED[assignment]) - withheld
+    for where in ("solutions", "exercises"):
+        nb = nbformat.read(ROOT / where / assignment / f"{assignment}.ipynb", as_version=4)
+        intro = nb.cells[0].source
+        english = intro[intro.index("**Withheld:**") :].split("\n\n")[0]
+        chinese = intro[intro.index("**暂不开放：**") :].split("\n\n")[0]
+        for text in (english, chinese):
+            named = set(re.findall(r"`(?:[\w.]+\.)?(\w+)`", text))
+            assert set(NAMED[assignment]) <= named, (where, set(NAMED[assignment]) - named)
 
 
 @pytest.mark.parametrize("entry", sorted(TOOLS))
