@@ -22,6 +22,11 @@ at full marks on every secret.
 
     .venv/bin/python benchmarks/grading_spread.py --secrets 20
     .venv/bin/python benchmarks/grading_spread.py --secrets 8 --per-instance --parts instgen_double
+    .venv/bin/python benchmarks/grading_spread.py --notebooks benchmarks/notebooks/new_learner
+
+``--notebooks DIR`` grades a third solution, the notebooks in DIR (one folder per assignment,
+as learners hand them in). ``benchmarks/notebooks/new_learner`` holds a new learner's, written
+on a walk of the course from the README (2026-12-05): answers the course did not write.
 """
 
 from __future__ import annotations
@@ -30,10 +35,11 @@ import argparse
 import platform
 import statistics
 import time
+from pathlib import Path
 
 from chipsim.ir import Pattern
 from grader.problems.hidden import seeds_for
-from grader.problems.parts import PARTS
+from grader.problems.parts import ASSIGNMENTS, PARTS
 from grader.scoring.spread import ROOT, model_functions, notebook_namespace, scored, spread
 
 
@@ -130,6 +136,22 @@ def middling_functions() -> dict:
     }
 
 
+def notebook_functions(folder: Path) -> dict:
+    """``{part id: functions}`` of the notebooks in ``folder`` (one per assignment, as a
+    learner hands them in: ``folder/<assignment>/<assignment>.ipynb``), for the parts whose
+    functions they define."""
+    out = {}
+    for assignment, part_ids in ASSIGNMENTS.items():
+        path = folder / assignment / f"{assignment}.ipynb"
+        if not path.is_file():
+            continue
+        scope = notebook_namespace(path)
+        for pid in part_ids:
+            if all(name in scope for name in PARTS[pid].functions):
+                out[pid] = tuple(scope[name] for name in PARTS[pid].functions)
+    return out
+
+
 def per_instance(part_id: str, fns: tuple, secrets: int) -> None:
     """Each counted instance's credit over the secrets (mean, standard deviation, min-max):
     where a part's spread comes from."""
@@ -152,6 +174,11 @@ def main() -> None:
     ap.add_argument(
         "--per-instance", action="store_true", help="the middling's credit per instance instead"
     )
+    ap.add_argument(
+        "--notebooks",
+        metavar="DIR",
+        help="grade these notebooks too (DIR/<assignment>/<assignment>.ipynb), e.g. a learner's",
+    )
     args = ap.parse_args()
     clock = time.perf_counter()
     if args.per_instance:
@@ -161,6 +188,8 @@ def main() -> None:
         print(f"wall time {time.perf_counter() - clock:.0f} s")
         return
     solutions = {"model": model_functions(), "middling": middling_functions()}
+    if args.notebooks:
+        solutions[Path(args.notebooks).name] = notebook_functions(Path(args.notebooks))
     rows = spread(args.parts, solutions, args.secrets)
     print(f"machine: {platform.machine()}, Python {platform.python_version()}; "
           f"{args.secrets} course secrets")  # fmt: skip
