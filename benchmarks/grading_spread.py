@@ -39,8 +39,15 @@ from pathlib import Path
 
 from chipsim.ir import Pattern
 from grader.problems.hidden import seeds_for
-from grader.problems.parts import ASSIGNMENTS, PARTS
-from grader.scoring.spread import ROOT, model_functions, notebook_namespace, scored, spread
+from grader.problems.parts import PARTS
+from grader.scoring.spread import (
+    ROOT,
+    model_functions,
+    notebook_functions,
+    notebook_namespace,
+    scored,
+    spread,
+)
 
 
 def middling_functions() -> dict:
@@ -136,22 +143,6 @@ def middling_functions() -> dict:
     }
 
 
-def notebook_functions(folder: Path) -> dict:
-    """``{part id: functions}`` of the notebooks in ``folder`` (one per assignment, as a
-    learner hands them in: ``folder/<assignment>/<assignment>.ipynb``), for the parts whose
-    functions they define."""
-    out = {}
-    for assignment, part_ids in ASSIGNMENTS.items():
-        path = folder / assignment / f"{assignment}.ipynb"
-        if not path.is_file():
-            continue
-        scope = notebook_namespace(path)
-        for pid in part_ids:
-            if all(name in scope for name in PARTS[pid].functions):
-                out[pid] = tuple(scope[name] for name in PARTS[pid].functions)
-    return out
-
-
 def per_instance(part_id: str, fns: tuple, secrets: int) -> None:
     """Each counted instance's credit over the secrets (mean, standard deviation, min-max):
     where a part's spread comes from."""
@@ -190,7 +181,7 @@ def main() -> None:
     solutions = {"model": model_functions(), "middling": middling_functions()}
     if args.notebooks:
         solutions[Path(args.notebooks).name] = notebook_functions(Path(args.notebooks))
-    rows = spread(args.parts, solutions, args.secrets)
+    rows = spread(args.parts, solutions, args.secrets, progress=True)
     print(f"machine: {platform.machine()}, Python {platform.python_version()}; "
           f"{args.secrets} course secrets")  # fmt: skip
     print("| part | points | solution | min | max | spread | mean |")

@@ -93,9 +93,11 @@ def spread(
     part_ids: Iterable[str],
     solutions: Mapping[str, Mapping[str, tuple[Callable[..., Any], ...]]],
     secrets: int = 20,
+    progress: bool = False,
 ) -> list[Spread]:
     """Points per part, solution and secret: ``solutions`` maps a solution's name to
-    ``{part id: its functions}``; secret ``k`` is ``b"spread secret k"``."""
+    ``{part id: its functions}``; secret ``k`` is ``b"spread secret k"``. ``progress``: a
+    line on stderr per secret as it is scored."""
     out = []
     for pid in part_ids:
         for name, fns in solutions.items():
@@ -105,19 +107,31 @@ def spread(
             for k in range(secrets):
                 seeds = seeds_for(f"spread secret {k}".encode(), [pid], "a submission")
                 scores.append(points(PARTS[pid].bind(seeds), fns[pid]))
+                if progress:
+                    print(f"{pid} {name} secret {k}: {scores[-1]}", file=sys.stderr, flush=True)
             out.append(Spread(pid, name, tuple(scores)))
+    return out
+
+
+def notebook_functions(folder: Path) -> dict[str, tuple[Callable[..., Any], ...]]:
+    """``{part id: functions}`` of the notebooks in ``folder`` (one per assignment, as a
+    learner hands them in: ``folder/<assignment>/<assignment>.ipynb``), for the parts whose
+    functions they define."""
+    out = {}
+    for assignment, part_ids in ASSIGNMENTS.items():
+        path = folder / assignment / f"{assignment}.ipynb"
+        if not path.is_file():
+            continue
+        scope = notebook_namespace(path)
+        for pid in part_ids:
+            if all(name in scope for name in PARTS[pid].functions):
+                out[pid] = tuple(scope[name] for name in PARTS[pid].functions)
     return out
 
 
 def model_functions() -> dict[str, tuple[Callable[..., Any], ...]]:
     """``{part id: functions}`` of the course's model solutions (``solutions/``)."""
-    out = {}
-    for assignment in ASSIGNMENTS:
-        scope = notebook_namespace(ROOT / "solutions" / assignment / f"{assignment}.ipynb")
-        for pid, part in PARTS.items():
-            if part.assignment == assignment:
-                out[pid] = tuple(scope[f] for f in part.functions)
-    return out
+    return notebook_functions(ROOT / "solutions")
 
 
 def main(argv: list[str] | None = None) -> int:
