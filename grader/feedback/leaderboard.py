@@ -3,7 +3,8 @@
 Full marks stop near the reference; the leaderboard shows how far beyond it learners went.
 Each learner is ranked on the instances their grade was computed on — the hidden ones drawn
 for their submission — by the geometric mean of their result over the reference's (cycles or
-arena bytes: below 1.000 is better than the course's own pass). Every learner's hidden
+arena bytes: below 1.000 is better than the course's own pass), each kind of instance
+weighing the same, as in the grade. Every learner's hidden
 instances differ, but the ratio to the reference measures the same thing on each. The
 visible instances, the same for everybody, are shown beside it in their own unit, and so are
 the course's own landmarks (the reference, the naive baseline and, where the part has one,
@@ -70,7 +71,7 @@ class Entry:
 
     part: str
     learner: str
-    ratio: float  # geometric mean of theirs / reference over the counted instances
+    ratio: float  # geometric mean of theirs / reference over the counted instances, by kind
     visible: dict[str, dict[str, Any]] = field(default_factory=dict)
     landmarks: dict[str, float] = field(default_factory=dict)  # e.g. naive / reference
 
@@ -79,9 +80,28 @@ def _geomean(values: list[float]) -> float:
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else math.inf
 
 
+def _by_kind(part: str, ratios: dict[str, float]) -> float:
+    """The geometric mean of ``ratios`` (instance -> ratio), each kind of instance weighing
+    the same, as in the grade (:meth:`~grader.problems.parts.Part.families`): the memory
+    challenge's many tight arenas and few scratchpad blocks count for half each.
+
+    Example:
+        >>> ratios = {f"tight_h{k}": 0.5 for k in range(1, 9)} | {"sram_transformer_h1": 2.0}
+        >>> _by_kind("memory_challenge", ratios)
+        1.0
+    """
+    families = PARTS[part].families() if part in PARTS else {}
+    groups: dict[str, list[float]] = {}
+    for instance, ratio in ratios.items():
+        groups.setdefault(families.get(instance, instance), []).append(ratio)
+    return _geomean([_geomean(v) for v in groups.values()])
+
+
 def entry(part: str, learner: str, results: dict) -> Entry | None:
     """The leaderboard entry of ``results`` (a notebook's ``measured[part]``), or None."""
-    counted, visible, marks = [], {}, {"naive": [], "baseline": [], "lower_bound": []}
+    counted: dict[str, float] = {}
+    visible: dict[str, dict[str, Any]] = {}
+    marks: dict[str, dict[str, float]] = {"naive": {}, "baseline": {}, "lower_bound": {}}
     for instance, n in results.items():
         try:
             theirs, ref = int(n["theirs"]), int(n["reference"])
@@ -90,16 +110,16 @@ def entry(part: str, learner: str, results: dict) -> Entry | None:
         if ref <= 0 or theirs <= 0:
             continue
         if n.get("counted"):
-            counted.append(theirs / ref)
+            counted[str(instance)] = theirs / ref
             for key in marks:
                 if isinstance(n.get(key), int) and n[key] > 0:
-                    marks[key].append(n[key] / ref)
+                    marks[key][str(instance)] = n[key] / ref
         else:
             visible[str(instance)] = {k: n[k] for k in n if k != "counted"}
     if not counted:
         return None
-    landmarks = {k: _geomean(v) for k, v in marks.items() if v}
-    return Entry(part, learner, _geomean(counted), visible, landmarks)
+    landmarks = {k: _by_kind(part, v) for k, v in marks.items() if v}
+    return Entry(part, learner, _by_kind(part, counted), visible, landmarks)
 
 
 def collect(course: Path) -> list[Entry]:
@@ -260,8 +280,8 @@ def _html(table: dict[str, list[Entry]], name: Any, alike: list[tuple[str, ...]]
              ".warn{background:#fff3cd;padding:.5em 1em}</style>",
              "<h1>Open challenges: the class leaderboard</h1>",
              "<p>Ranked by the geometric mean of your result over the reference's on the hidden "
-             "instances your grade was computed on (below 1.000: better than the course's own "
-             "pass). The visible instances are the same for everybody; the grey rows are the "
+             "instances your grade was computed on, each kind of instance weighing the same, as "
+             "in the grade (below 1.000: better than the course's own pass). The visible instances are the same for everybody; the grey rows are the "
              "course's landmarks.</p>"]  # fmt: skip
     if alike:
         shown = "; ".join(" / ".join(esc(repr(n)) for n in group) for group in alike)

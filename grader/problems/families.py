@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -284,10 +285,17 @@ REACHED = 1.03
 
 def search_plan(records: list) -> Any:
     """The memory challenge's reference plan: :func:`~chipsim.passes.memory.search.search`
-    with :data:`SEARCH_EFFORT` (no clock, so the same plan on every machine)."""
+    with :data:`SEARCH_EFFORT` (no clock, so the same plan on every machine). Remembered per
+    process: a challenge's draw searches the records it keeps (:func:`baseline_gap`), and
+    scoring asks for the same plan again."""
+    return _search_plan(tuple(records))
+
+
+@functools.lru_cache(maxsize=512)
+def _search_plan(records: tuple) -> Any:
     from chipsim.passes.memory.search import search
 
-    return search(records, alignment=ALIGNMENT, effort=SEARCH_EFFORT, time_limit=1e9)
+    return search(list(records), alignment=ALIGNMENT, effort=SEARCH_EFFORT, time_limit=1e9)
 
 
 def plan_records(graph: Graph) -> list:

@@ -82,6 +82,8 @@ class Instance:
     """One problem instance: an id, its kind, its family ``make(seed)`` and its seed.
 
     A hidden instance's ``seed`` is None until the grader binds it (:meth:`Part.bind`).
+    ``family``: the name of the family it was drawn from (hidden instances, ``tight_h``); a
+    part's points weigh each family the same (:func:`~grader.scoring.credit.mean_credit`).
     """
 
     id: str
@@ -89,6 +91,7 @@ class Instance:
     make: Callable[[int], Any]
     seed: int | None = 0
     hidden: bool = False
+    family: str = ""
 
     def build(self) -> Any:
         """The problem (a graph, records, ...), built afresh from the family and the seed.
@@ -155,6 +158,13 @@ class Part:
         """The instances the grade is computed on (drawn per submission by the grader)."""
         return [i for i in self.instances if i.hidden]
 
+    def families(self) -> dict[str, str]:
+        """``instance id -> family`` of the instances drawn from a family (the hidden ones);
+        each family weighs the same in the part's points, whatever its number of instances
+        (:func:`~grader.scoring.credit.mean_credit`), and every other instance is one of its
+        own."""
+        return {i.id: i.family for i in self.instances if i.family}
+
     def instance(self, instance_id: str) -> Instance:
         for i in self.instances:
             if i.id == instance_id:
@@ -186,16 +196,19 @@ def _hidden(
     (``benchmarks/grading_spread.py`` measures the spread)."""
     return tuple(
         Instance(f"{prefix}{k + 1}", kind, functools.partial(make, stratum=k) if strata else make,
-                 None, True)
+                 None, True, prefix)
         for k in range(count)
     )  # fmt: skip
 
 
 #: Hidden instances per family: enough that a score hangs on no single draw (the spread of a
 #: notebook's points over course secrets is measured by ``benchmarks/grading_spread.py``).
+#: Each family weighs the same in a part's points whatever its count (:meth:`Part.families`),
+#: so a family cheap to draw and solve may be drawn often: the memory challenge's tight arenas,
+#: where a planner's credit varies most from draw to draw.
 HIDDEN_PER_FAMILY = {
     "classify": 1, "chains": 6, "dense": 96, "transformer": 4, "cnn": 4,
-    "liveness": 24, "first_fit": 40, "arena": 48, "plan": 4, "tight": 4,
+    "liveness": 24, "first_fit": 40, "arena": 48, "plan": 40, "tight": 200,
     "units": 6, "tiling": 6, "streaming": 40, "conv": 32, "mlp": 32,
 }  # fmt: skip
 H = HIDDEN_PER_FAMILY

@@ -13,7 +13,10 @@ overlapping live tensors, a non-convex partition, wrong numbers, another graph) 
 before any timing is looked at.
 
 A part's points come from the instances it *counts* (the hidden ones, when graded); the
-others (the visible ones) are scored and shown as a preview.
+others (the visible ones) are scored and shown as a preview. The points are the mean credit
+of the part's *families* of instances, each family weighing the same, and a family's credit
+is the mean over its instances: a family cheap to draw can be drawn often, to steady the
+grade, without outweighing the others (:func:`mean_credit`).
 
 Example:
     >>> credit(theirs=150, reference=100, naive=200)
@@ -31,6 +34,7 @@ Example:
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -150,7 +154,9 @@ class PartScore:
     """All instances of one part, and the part's points.
 
     ``language``: the language the messages were written in, and :meth:`explain` writes in
-    (the learner's, see :func:`grader.scoring.grade.score_answer`).
+    (the learner's, see :func:`grader.scoring.grade.score_answer`). ``families``: each
+    instance's family (:meth:`grader.problems.parts.Part.families`); an instance not in it
+    is a family of its own.
     """
 
     part: str
@@ -164,6 +170,7 @@ class PartScore:
     slack: float = 0.0
     baseline: str | None = None
     overlap: bool = False
+    families: Mapping[str, str] = field(default_factory=dict)
 
     def counted_scores(self) -> tuple[InstanceScore, ...]:
         """The instances the points come from (all of them when ``counted`` is None)."""
@@ -177,15 +184,15 @@ class PartScore:
 
     @property
     def fraction(self) -> float:
-        """Mean credit over the counted instances (each weighs the same); 0 if any counted
-        answer was invalid — a pass that returns an invalid answer for one graph is not a
-        working pass."""
-        return mean_credit(self.counted_scores())
+        """Mean credit over the counted instances' families (:func:`mean_credit`); 0 if any
+        counted answer was invalid — a pass that returns an invalid answer for one graph is
+        not a working pass."""
+        return mean_credit(self.counted_scores(), self.families)
 
     @property
     def preview(self) -> float:
         """Points the preview instances alone would earn (what the test cell showed)."""
-        return points_for(mean_credit(self.preview_scores()), self.points)
+        return points_for(mean_credit(self.preview_scores(), self.families), self.points)
 
     @property
     def score(self) -> float:
@@ -221,6 +228,13 @@ class PartScore:
             lines.append("  " + tr("the other {n}: {low:.1%} to {high:.1%} credit each, {full} "
                                    "of them full credit", n=len(rest), low=min(rest),
                                    high=max(rest), full=sum(f >= 1 for f in rest)))  # fmt: skip
+        groups = by_family(counted, self.families)
+        if 1 < len(groups) < len(counted) and not any(s.invalid for s in counted):
+            lines.append("  " + tr("Each kind of hidden instance weighs the same in the points "
+                                   "(its credit: the mean over its instances):"))  # fmt: skip
+            lines += ["  - " + tr("{kind}…: {n} instances, {credit:.1%} credit", kind=name,
+                                  n=len(group), credit=_floor(_mean(group)))
+                      for name, group in groups.items()]  # fmt: skip
         if preview:
             lines.append("  " + tr("Visible instances (practice, not counted; your test cell "
                                    "scores them the same way): {points} points there:",
@@ -281,11 +295,42 @@ def _line(s: InstanceScore) -> str:
               fraction=s.fraction, message=s.message)  # fmt: skip
 
 
-def mean_credit(scores: tuple[InstanceScore, ...]) -> float:
-    """Mean credit of ``scores``; 0 when there are none or one of them is invalid."""
+def mean_credit(
+    scores: tuple[InstanceScore, ...], families: Mapping[str, str] | None = None
+) -> float:
+    """Mean credit of ``scores``, each family weighing the same (a family's credit: the mean
+    over its instances; ``families`` maps an instance to its family, and an instance not in
+    it is a family of its own); 0 when there are none or one of them is invalid.
+
+    Example (one family of three instances, another of one):
+        >>> three = tuple(InstanceScore(f"a{i}", 0.5, "") for i in range(3))
+        >>> mean_credit((*three, InstanceScore("b", 1.0, "")), {"a0": "a", "a1": "a", "a2": "a"})
+        0.75
+    """
     if not scores or any(s.invalid for s in scores):
         return 0.0
+    groups = by_family(scores, families or {})
+    return sum(_mean(group) for group in groups.values()) / len(groups)
+
+
+def by_family(
+    scores: tuple[InstanceScore, ...], families: Mapping[str, str]
+) -> dict[str, list[InstanceScore]]:
+    """``scores`` grouped by family, in order of first appearance."""
+    groups: dict[str, list[InstanceScore]] = {}
+    for s in scores:
+        groups.setdefault(families.get(s.instance, s.instance), []).append(s)
+    return groups
+
+
+def _mean(scores: list[InstanceScore]) -> float:
     return sum(s.fraction for s in scores) / len(scores)
+
+
+def _floor(fraction: float) -> float:
+    """``fraction`` rounded down to a tenth of a percent, as shown: a kind with one instance
+    short of full credit among 160 shows 99.9%, not 100.0%."""
+    return math.floor(fraction * 1000 + 1e-9) / 1000
 
 
 def show_points(points: float) -> str:

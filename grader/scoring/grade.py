@@ -79,4 +79,5 @@ def score_answer(
         scores = tuple(score_instance(part, part.instance(i), answers.get(i)) for i in ids)
         return PartScore(part.id, float(points), scores, language=language, counted=count,
                          slack=part.slack, baseline=part.baseline,
-                         overlap=part.id in OVERLAP_PARTS)  # fmt: skip
+                         overlap=part.id in OVERLAP_PARTS,
+                         families=part.families())  # fmt: skip

@@ -18,10 +18,14 @@ from typing import Any
 
 from grader.problems.families import compile_with, plan_records, search_plan
 from grader.problems.kernels import generated_program
-from grader.problems.parts import ALIGNMENT, CHIP, Instance, get_part
+from grader.problems.parts import ALIGNMENT, CHIP, PARTS, Instance, get_part
+
+#: The caches below hold every instance of the largest part, so scoring one part builds each
+#: of its instances once.
+LARGEST_PART = max(len(part.instances) for part in PARTS.values())
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=LARGEST_PART)
 def built(part_id: str, instance_id: str, seed: int | None = None) -> Any:
     """The instance object, built once per grader process (builders are deterministic);
     ``seed``: a hidden instance's seed (the grader's, see :mod:`~grader.problems.hidden`)."""
@@ -71,7 +75,7 @@ def plan_strategy(name: str, records: Any) -> Any:
     return get_planner(name)(records, alignment=ALIGNMENT)
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=LARGEST_PART)
 def baseline(part_id: str, instance_id: str, seed: int | None = None) -> dict[str, Any]:
     """Reference and naive numbers (and the reference's program or plan) for one instance."""
     part = get_part(part_id)

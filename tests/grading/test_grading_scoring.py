@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 from hypothesis import given
@@ -345,3 +346,68 @@ def test_an_explanation_lists_the_least_credit_and_sums_up_the_rest_of_many_inst
                     counted=tuple(s.instance for s in hidden[:8]))  # fmt: skip
     assert sum(line.startswith("  - dense_h") for line in few.explain().splitlines()) == 8
     assert "the other" not in few.explain() and "least credit" not in few.explain()
+
+
+def test_each_kind_of_hidden_instance_weighs_the_same_whatever_its_count():
+    """A kind of instance cheap to draw is drawn often, to steady the grade, without
+    outweighing the others: the memory challenge's tight arenas and scratchpad blocks count
+    for half each, as its notebook says, and the explanation says how each kind did."""
+    from grader.problems.parts import HIDDEN_PER_FAMILY
+    from grader.scoring.credit import InstanceScore, PartScore
+
+    part = PARTS["memory_challenge"]
+    families = part.families()
+    assert set(families.values()) == {"sram_transformer_h", "tight_h"}
+    assert [families[i.id] for i in part.hidden()].count("tight_h") == HIDDEN_PER_FAMILY["tight"]
+    assert HIDDEN_PER_FAMILY["tight"] > HIDDEN_PER_FAMILY["plan"]
+    assert not any(i.id in families for i in part.visible())  # each its own
+
+    blocks = [InstanceScore(i.id, 1.0, "") for i in part.hidden() if "sram" in i.id]
+    arenas = [InstanceScore(i.id, 0.5, "") for i in part.hidden() if "tight" in i.id]
+    visible = [InstanceScore(i.id, f, "") for i, f in zip(part.visible(), (1.0, 0.0), strict=True)]
+    score = PartScore(part.id, 4.0, (*visible, *blocks, *arenas), language="en",
+                      counted=tuple(i.id for i in part.hidden()), families=families)  # fmt: skip
+    assert score.score == 3.0  # (1 + 0.5) / 2, not (4 + 0.5 x 160) / 164
+    assert score.preview == 2.0  # the two visible instances, one each
+    text = score.explain()
+    assert "Each kind of hidden instance weighs the same" in text
+    assert f"tight_h…: {len(arenas)} instances, 50.0% credit" in text
+    assert f"sram_transformer_h…: {len(blocks)} instances, 100.0% credit" in text
+    chinese = PartScore(part.id, 4.0, (*blocks, *arenas), language="zh_CN",
+                        counted=tuple(i.id for i in part.hidden()), families=families)  # fmt: skip
+    assert f"tight_h…：{len(arenas)} 个实例，得分比例 50.0%" in chinese.explain()
+    nearly = [InstanceScore(s.instance, 1.0, "") for s in arenas[1:]]
+    almost = PartScore(part.id, 4.0, (*blocks, arenas[0], *nearly), language="en",
+                       families=families)  # fmt: skip
+    mean = 1 - 0.5 / len(arenas)  # shown rounded down, never up to full credit
+    kind = next(x for x in almost.explain().splitlines() if x.startswith("  - tight_h…"))
+    assert (
+        kind
+        == f"  - tight_h…: {len(arenas)} instances, {math.floor(mean * 1000) / 1000:.1%} credit"
+    )
+    assert f"{mean:.1%}" != f"{math.floor(mean * 1000) / 1000:.1%}"  # the test can tell them apart
+
+    # a part whose kinds are drawn equally often scores as the plain mean
+    greedy = PARTS["memory_greedy"]
+    mixed = [InstanceScore(i.id, float(k % 3 == 0), "") for k, i in enumerate(greedy.hidden())]
+    plain = PartScore(greedy.id, 3.0, tuple(mixed), language="en", families=greedy.families())
+    assert plain.fraction == pytest.approx(sum(s.fraction for s in mixed) / len(mixed))
+
+
+@pytest.mark.parametrize("where", ["solutions", "exercises"])
+def test_the_memory_notebook_states_how_many_instances_of_each_kind_and_their_weights(where):
+    """What the notebook tells a learner about part 4's grade is what the grader does: how
+    many instances of each kind it draws, and that each kind counts for half."""
+    import nbformat
+
+    from grader.problems.parts import HIDDEN_PER_FAMILY as H
+    from grader.scoring.spread import ROOT
+
+    nb = nbformat.read(ROOT / where / "memory_planning" / "memory_planning.ipynb", as_version=4)
+    part4 = next(c.source for c in nb.cells if c.source.startswith("## Part 4"))
+    words = " ".join(part4.split())
+    total = H["plan"] + H["tight"]
+    assert f"{H['plan']} transformer blocks and {H['tight']} tight arenas" in words
+    assert f"All {total} run" in words and "counts for half" in words
+    assert f"{H['plan']} 个 Transformer 模块和 {H['tight']} 个紧凑的内存池" in part4
+    assert f"全部 {total} 个实例" in part4 and "各占这一部分分数的一半" in part4
