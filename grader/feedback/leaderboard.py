@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.problems.parts import PARTS
-from grader.scoring.credit import PartScore
+from grader.scoring.credit import PartScore, grouped
 
 #: The open-challenge parts (full credit near the reference; better is possible).
 CHALLENGES = ("fusion_challenge", "memory_challenge", "instgen_challenge")
@@ -91,10 +91,7 @@ def _by_kind(part: str, ratios: dict[str, float]) -> float:
         1.0
     """
     families = PARTS[part].families() if part in PARTS else {}
-    groups: dict[str, list[float]] = {}
-    for instance, ratio in ratios.items():
-        groups.setdefault(families.get(instance, instance), []).append(ratio)
-    return _geomean([_geomean(v) for v in groups.values()])
+    return _geomean([_geomean(v) for v in grouped(ratios.items(), families).values()])
 
 
 def entry(part: str, learner: str, results: dict) -> Entry | None:
@@ -257,7 +254,9 @@ PARTIAL_LANDMARKS = ("lower_bound",)
 LANDMARK_NAMES = {
     "fusion_challenge": {"naive": "no fusion (naive)"},
     "memory_challenge": {
-        "lower_bound": "lower bound (peak live bytes, on the tight arenas only: no plan is smaller)",
+        "lower_bound": (
+            "lower bound (peak live bytes, on the tight arenas only: no plan is smaller)"
+        ),
         "baseline": "greedy by size (simple baseline)",
         "naive": "no reuse (naive)",
     },
@@ -281,8 +280,9 @@ def _html(table: dict[str, list[Entry]], name: Any, alike: list[tuple[str, ...]]
              "<h1>Open challenges: the class leaderboard</h1>",
              "<p>Ranked by the geometric mean of your result over the reference's on the hidden "
              "instances your grade was computed on, each kind of instance weighing the same, as "
-             "in the grade (below 1.000: better than the course's own pass). The visible instances are the same for everybody; the grey rows are the "
-             "course's landmarks.</p>"]  # fmt: skip
+             "in the grade (below 1.000: better than the course's own pass). The visible "
+             "instances are the same for everybody; the grey rows are the course's "
+             "landmarks.</p>"]  # fmt: skip
     if alike:
         shown = "; ".join(" / ".join(esc(repr(n)) for n in group) for group in alike)
         parts.append(f"<p class='warn'>Learner ids that look alike: {shown}. Check that they "

@@ -34,11 +34,13 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from chipsim.i18n import ENGLISH, current_language, tr, use_language
+
+T = TypeVar("T")
 
 #: Points are rounded *down* to this many decimals, so a score never exceeds the cell's points.
 DECIMALS = 3
@@ -314,12 +316,24 @@ def mean_credit(
 
 
 def by_family(
-    scores: tuple[InstanceScore, ...], families: Mapping[str, str]
+    scores: Iterable[InstanceScore], families: Mapping[str, str]
 ) -> dict[str, list[InstanceScore]]:
     """``scores`` grouped by family, in order of first appearance."""
-    groups: dict[str, list[InstanceScore]] = {}
-    for s in scores:
-        groups.setdefault(families.get(s.instance, s.instance), []).append(s)
+    return grouped(((s.instance, s) for s in scores), families)
+
+
+def grouped(items: Iterable[tuple[str, T]], families: Mapping[str, str]) -> dict[str, list[T]]:
+    """``(instance id, value)`` pairs grouped by the instance's family (``families`` maps an
+    instance to its family; an instance not in it is a family of its own), in order of first
+    appearance.
+
+    Example:
+        >>> grouped([("a1", 1), ("b", 2), ("a2", 3)], {"a1": "a", "a2": "a"})
+        {'a': [1, 3], 'b': [2]}
+    """
+    groups: dict[str, list[T]] = {}
+    for instance, value in items:
+        groups.setdefault(families.get(instance, instance), []).append(value)
     return groups
 
 
@@ -329,7 +343,7 @@ def _mean(scores: list[InstanceScore]) -> float:
 
 def _floor(fraction: float) -> float:
     """``fraction`` rounded down to a tenth of a percent, as shown: a kind with one instance
-    short of full credit among 160 shows 99.9%, not 100.0%."""
+    short of full credit among 200 shows 99.9%, not 100.0%."""
     return math.floor(fraction * 1000 + 1e-9) / 1000
 
 
