@@ -21,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import operator
 import os
@@ -28,17 +29,16 @@ import textwrap
 import time
 import traceback
 from collections.abc import Callable
-from contextlib import redirect_stderr
+from contextlib import redirect_stderr, redirect_stdout
 from typing import Any
 
 from chipsim.i18n import tr
+from grader.pace import Pace, PracticeDraw, practice_draws, too_large, too_slow
 from grader.problems.data import hidden_problems
 from grader.problems.parts import ALIGNMENT, CHIP, Part, get_part
-from grader.sandbox.limits import CELL_SECONDS
 from grader.sandbox.outputs import size
 from grader.sandbox.view import withheld
 from grader.scoring.answer import (
-    MAX_ANSWER_CHARS,
     MIME,
     encode,
     graph_fingerprint,
@@ -129,14 +129,16 @@ def submit(
         raise TypeError(f"part {part_id!r} takes {len(part.functions)} function(s): "
                         f"{', '.join(part.functions)}")  # fmt: skip
     problems = _problems(part, hidden)
+    draws = [] if hidden else practice_draws(part)  # built before the references are withheld
     started = time.perf_counter()
     with withheld(part.assignment):  # as in the grading view: the reference passes raise
         answers = {iid: _answer_one(iid, kind, obj, fns) for iid, (kind, obj) in problems.items()}
+        seconds = time.perf_counter() - started
+        pace = None if hidden else _paced(draws, fns, Pace(seconds, len(problems)))
     doc = encode(part.id, answers, language=feedback_language())
     fatal, warning = False, ""
-    if not hidden:  # what the graded cell, with every instance, would meet
-        checks = (too_slow(part, time.perf_counter() - started, len(problems)),
-                  too_large(part, size(doc), len(problems)))  # fmt: skip
+    if pace is not None:  # what the graded cell, with every instance, would meet
+        checks = (too_slow(part, pace), too_large(part, size(doc), len(problems)))
         fatal = any(f for f, _ in checks)
         warning = "\n".join(w for _, w in checks if w)
     if score is None:
@@ -186,76 +188,21 @@ def wrapped(text: str, width: int = VALIDATE_WIDTH) -> str:
     return "\n".join(out)
 
 
-def too_slow(part: Part, seconds: float, ran: int, limit: float | None = None) -> tuple[bool, str]:
-    """``(fatal, warning)``: a warning when the graded cell, which runs every instance of
-    ``part`` (hidden ones too), would take more than half its time limit at the pace of the
-    ``ran`` instances that took ``seconds`` here; ``fatal`` past the limit itself, where the
-    grader stops the cell and the part scores 0 (Validate then fails the part too).
-
-    Example:
-        >>> from grader.problems.parts import get_part
-        >>> fatal, text = too_slow(get_part("instgen_challenge"), 30.0, 2)
-        >>> fatal, text[:24]
-        (True, 'Too slow for the grader:')
-        >>> too_slow(get_part("instgen_challenge"), 1.0, 2)
-        (False, '')
-    """
-    limit = CELL_SECONDS if limit is None else limit  # the grader's default cell limit
-    seen = _projected(part, seconds, ran, limit)
-    if seen is None:
-        return False, ""
-    fatal = seen["projected"] > limit
-    head = tr("Too slow for the grader: ") if fatal else tr("Close to the grader's time limit: ")
-    return fatal, head + tr(
-        "your function took {seconds:.0f} s on the {ran} visible instance(s). Graded, this "
-        "cell runs all {total} instances of the part, hidden ones included, within {limit:.0f} "
-        "s: at this pace about {projected:.0f} s. A cell that runs out of time scores 0: make "
-        "it faster (at most about {each:.1f} s per instance).",
-        seconds=seconds, limit=limit, **seen,
-    )  # fmt: skip
-
-
-def too_large(part: Part, chars: int, ran: int, cap: int | None = None) -> tuple[bool, str]:
-    """``(fatal, warning)``, as :func:`too_slow` but for the answer's size: the graded cell
-    answers every instance of ``part``, and the grader refuses an answer larger than
-    :data:`~grader.scoring.answer.MAX_ANSWER_CHARS` characters (the part then scores 0). An
-    answer of ``chars`` characters for ``ran`` visible instances is projected to all of them:
-    a warning past half the cap, ``fatal`` past the cap.
-
-    Example (a program part, 66 instances, at 300,000 characters for each of its 2 visible ones):
-        >>> from grader.problems.parts import get_part
-        >>> fatal, text = too_large(get_part("instgen_challenge"), 600_000, 2)
-        >>> fatal, text[:26]
-        (True, 'Too large for the grader: ')
-        >>> too_large(get_part("instgen_challenge"), 60_000, 2)
-        (False, '')
-    """
-    cap = MAX_ANSWER_CHARS if cap is None else cap
-    seen = _projected(part, chars, ran, cap)
-    if seen is None:
-        return False, ""
-    fatal = seen["projected"] > cap
-    head = tr("Too large for the grader: ") if fatal else tr("Close to the grader's size limit: ")
-    return fatal, head + tr(
-        "your answer takes {chars:,} characters for the {ran} visible instance(s). Graded, this "
-        "cell answers all {total} instances of the part, hidden ones included, and the grader "
-        "refuses an answer over {cap:,} characters: at this size about {projected:,.0f}. A "
-        "refused answer scores 0: make it smaller (at most about {each:,.0f} characters per "
-        "instance).",
-        chars=chars, cap=cap, **seen,
-    )  # fmt: skip
-
-
-def _projected(part: Part, amount: float, ran: int, limit: float) -> dict[str, Any] | None:
-    """``amount`` (seconds, characters) measured on ``ran`` visible instances, projected onto
-    every instance of ``part`` as the graded cell meets them: None within half of ``limit``,
-    else the numbers a warning states (``ran``, ``total``, ``projected``, and ``each``, the
-    limit's share per instance)."""
-    total = len(part.instances)
-    projected = amount * total / max(ran, 1)
-    if projected <= limit / 2:
-        return None
-    return {"ran": ran, "total": total, "projected": projected, "each": limit / total}
+def _paced(draws: list[PracticeDraw], fns: tuple[Callable[..., Any], ...], pace: Pace) -> Pace:
+    """``pace`` with the learner's functions timed on the part's practice draws too
+    (:func:`~grader.pace.practice_draws`: made like the hidden instances, never scored). What
+    they print or raise is not shown: the visible instances have said it already."""
+    sampled = weighted = 0.0
+    for draw in draws:
+        started = time.perf_counter()
+        try:
+            with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+                _RUNNERS[draw.kind](draw.problem, fns)
+        except Exception:  # noqa: BLE001, S110 - timed, not scored: the visible ones told
+            pass
+        took = time.perf_counter() - started
+        sampled, weighted = sampled + took, weighted + took * draw.weight
+    return dataclasses.replace(pace, sampled=sampled, drawn=len(draws), hidden_seconds=weighted)
 
 
 def _validating() -> bool:

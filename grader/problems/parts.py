@@ -84,6 +84,7 @@ class Instance:
     A hidden instance's ``seed`` is None until the grader binds it (:meth:`Part.bind`).
     ``family``: the name of the family it was drawn from (hidden instances, ``tight_h``); a
     part's points weigh each family the same (:func:`~grader.scoring.credit.mean_credit`).
+    ``stratum``: the row of its family's table of sizes it is drawn from (None: no table).
     """
 
     id: str
@@ -92,6 +93,7 @@ class Instance:
     seed: int | None = 0
     hidden: bool = False
     family: str = ""
+    stratum: int | None = None
 
     def build(self) -> Any:
         """The problem (a graph, records, ...), built afresh from the family and the seed.
@@ -187,16 +189,17 @@ def _inst(id: str, kind: str, make: Callable[[int], Any], seed: int = 0) -> Inst
 
 
 def _hidden(
-    prefix: str, kind: str, make: Callable[..., Any], count: int, *, strata: bool = False
+    prefix: str, kind: str, make: Callable[..., Any], count: int, *, strata: int = 0
 ) -> tuple[Instance, ...]:
     """``count`` hidden instances ``<prefix>1 ...``: the family only; the grader supplies the
-    seeds, new ones for every submission. With ``strata``, instance k is drawn from stratum
-    k of its family (``make(seed, stratum=k)``, :mod:`~grader.problems.families`). Several
-    instances per family, and strata, make a score that hangs on no single draw
-    (``benchmarks/grading_spread.py`` measures the spread)."""
+    seeds, new ones for every submission. With ``strata`` (the number of rows of the family's
+    table of sizes), instance k is drawn from stratum k (``make(seed, stratum=k)``, row k
+    modulo ``strata``, :mod:`~grader.problems.families`). Several instances per family, and
+    strata, make a score that hangs on no single draw (``benchmarks/grading_spread.py``
+    measures the spread)."""
     return tuple(
         Instance(f"{prefix}{k + 1}", kind, functools.partial(make, stratum=k) if strata else make,
-                 None, True, prefix)
+                 None, True, prefix, k % strata if strata else None)
         for k in range(count)
     )  # fmt: skip
 
@@ -207,7 +210,7 @@ def _hidden(
 #: so a family cheap to draw and solve may be drawn often: the memory challenge's tight arenas,
 #: where a planner's credit varies most from draw to draw.
 HIDDEN_PER_FAMILY = {
-    "classify": 1, "chains": 6, "dense": 96, "transformer": 4, "cnn": 4,
+    "classify": 1, "chains": 6, "dense": 96, "transformer": 8, "cnn": 32,
     "liveness": 24, "first_fit": 40, "arena": 48, "plan": 40, "tight": 200,
     "units": 6, "tiling": 6, "streaming": 40, "conv": 32, "mlp": 32,
 }  # fmt: skip
@@ -258,7 +261,13 @@ FUSION_PARTS = (
             _inst("chains_a", "fusion", lambda s: graphs.chain_graph(s, 256, 256)),
             # merging everything into one kernel is slower here (a lesson the part teaches)
             _inst("chains_b", "fusion", lambda s: graphs.chain_graph(s, 384, 320, 3), 7),
-            *_hidden("chains_h", "fusion", graphs.chain_variant, H["chains"], strata=True),
+            *_hidden(
+                "chains_h",
+                "fusion",
+                graphs.chain_variant,
+                H["chains"],
+                strata=len(graphs.CHAIN_STRATA),
+            ),
         ),
     ),
     Part(
@@ -272,7 +281,13 @@ FUSION_PARTS = (
         (
             _inst("dense_small", "fusion", lambda s: graphs.epilogue_graph(s, 512, 128, 256)),
             _inst("dense_wide", "fusion", lambda s: graphs.epilogue_graph(s, 128, 256, 4096), 1),
-            *_hidden("dense_h", "fusion", graphs.epilogue_variant, H["dense"], strata=True),
+            *_hidden(
+                "dense_h",
+                "fusion",
+                graphs.epilogue_variant,
+                H["dense"],
+                strata=len(graphs.DENSE_STRATA),
+            ),
         ),
     ),
     Part(
@@ -291,9 +306,11 @@ FUSION_PARTS = (
                 "fusion",
                 graphs.transformer_variant,
                 H["transformer"],
-                strata=True,
+                strata=len(graphs.TRANSFORMER_STRATA),
             ),
-            *_hidden("cnn_h", "fusion", graphs.cnn_variant, H["cnn"], strata=True),
+            *_hidden(
+                "cnn_h", "fusion", graphs.cnn_variant, H["cnn"], strata=len(graphs.CNN_STRATA)
+            ),
         ),
         slack=CHALLENGE_SLACK,
     ),
@@ -310,7 +327,7 @@ MEMORY_PARTS = (
         (),
         (
             _inst("live_a", "liveness", lambda s: liveness_problem(s, False)),
-            *_hidden("live_h", "liveness", liveness_stratum, H["liveness"], strata=True),
+            *_hidden("live_h", "liveness", liveness_stratum, H["liveness"], strata=H["liveness"]),
         ),
     ),
     Part(
@@ -363,9 +380,19 @@ MEMORY_PARTS = (
             ),
             _inst("tight_40", "arena", lambda s: graphs.tight_records(s, 40), 2),
             *_hidden(
-                "sram_transformer_h", "plan", graphs.scratchpad_variant, H["plan"], strata=True
+                "sram_transformer_h",
+                "plan",
+                graphs.scratchpad_variant,
+                H["plan"],
+                strata=len(graphs.SCRATCHPAD_STRATA),
             ),
-            *_hidden("tight_h", "arena", graphs.tight_variant, H["tight"], strata=True),
+            *_hidden(
+                "tight_h",
+                "arena",
+                graphs.tight_variant,
+                H["tight"],
+                strata=len(graphs.TIGHT_STRATA),
+            ),
         ),
         baseline="greedy_by_size",
         slack=CHALLENGE_SLACK,
@@ -401,7 +428,7 @@ INSTGEN_PARTS = (
         (),
         (
             _inst("units_a", "units", lambda _s: UNITS_VISIBLE),
-            *_hidden("units_h", "units", _units_hidden, H["units"], strata=True),
+            *_hidden("units_h", "units", _units_hidden, H["units"], strata=1),
         ),
     ),
     Part(
@@ -414,7 +441,13 @@ INSTGEN_PARTS = (
         ("single",),
         (
             _inst("dense_a", "program", lambda s: kernels.dense_kernel(s, 256, 256, 256, "relu")),
-            *_hidden("tiling_h", "program", kernels.tiling_variant, H["tiling"], strata=True),
+            *_hidden(
+                "tiling_h",
+                "program",
+                kernels.tiling_variant,
+                H["tiling"],
+                strata=len(kernels.TILING_STRATA),
+            ),
         ),
         naive="smallest",
     ),
@@ -431,7 +464,11 @@ INSTGEN_PARTS = (
                 "skinny_a", "program", lambda s: kernels.dense_kernel(s, 32, 1024, 512, "relu"), 1
             ),  # fmt: skip
             *_hidden(
-                "stream_h", "program", kernels.streaming_variant, H["streaming"], strata=True
+                "stream_h",
+                "program",
+                kernels.streaming_variant,
+                H["streaming"],
+                strata=len(kernels.STREAMING_STRATA),
             ),  # fmt: skip
         ),
         naive="single",
@@ -449,8 +486,16 @@ INSTGEN_PARTS = (
             _inst(
                 "mlp_a", "program", lambda s: kernels.dense_kernel(s, 64, 256, 1024, "gelu"), 2
             ),  # fmt: skip
-            *_hidden("conv_h", "program", kernels.conv_variant, H["conv"], strata=True),
-            *_hidden("mlp_h", "program", kernels.mlp_variant, H["mlp"], strata=True),
+            *_hidden(
+                "conv_h",
+                "program",
+                kernels.conv_variant,
+                H["conv"],
+                strata=len(kernels.CONV_STRATA),
+            ),
+            *_hidden(
+                "mlp_h", "program", kernels.mlp_variant, H["mlp"], strata=len(kernels.MLP_STRATA)
+            ),
         ),
         baseline="single",
         naive="smallest",

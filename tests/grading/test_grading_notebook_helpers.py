@@ -40,9 +40,10 @@ def test_a_function_too_slow_for_the_graded_cell_is_told_and_fails_validate(monk
     import time
 
     import grader.notebook as nb
+    import grader.pace as pace
     from chipsim.passes.fusion import Partition
 
-    monkeypatch.setattr(nb, "CELL_SECONDS", 0.8)
+    monkeypatch.setattr(pace, "CELL_SECONDS", 0.8)
 
     def slow(graph, chip):
         time.sleep(0.15)
@@ -55,8 +56,53 @@ def test_a_function_too_slow_for_the_graded_cell_is_told_and_fails_validate(monk
     monkeypatch.setenv("NBGRADER_EXECUTION", "validate")
     with pytest.raises(nb.NotFullCredit, match="Too slow for the grader"):
         nb.submit("fusion_chains", slow)
-    monkeypatch.setattr(nb, "CELL_SECONDS", 60.0)
+    monkeypatch.setattr(pace, "CELL_SECONDS", 60.0)
     assert "Too slow" not in nb.submit("fusion_chains", slow, score=False).text()
+
+
+def test_a_function_slow_only_on_the_hidden_sizes_is_told_too(monkeypatch):
+    """The hidden instances come in larger sizes than the visible ones, and a search's time
+    grows with size: the test cell times the function on practice draws made like the hidden
+    instances, so a pass quick on the visible graphs and slow on the larger ones is warned
+    (projected from the visible instances alone, it would not be)."""
+    import time
+
+    import grader.notebook as nb
+    import grader.pace as pace
+    from chipsim.passes.fusion import Partition
+    from grader.problems.families import compile_with
+
+    visible = nb.instances("fusion_challenge")
+    largest = max(compile_with(g).report.cycles for g in visible.values())
+
+    def slow_when_large(graph, chip):
+        if compile_with(graph).report.cycles > 2 * largest:
+            time.sleep(0.3)
+        return Partition([[i] for i, n in enumerate(graph.nodes) if n.op != "constant"])
+
+    monkeypatch.setattr(pace, "CELL_SECONDS", 4.0)
+    answer = nb.submit("fusion_challenge", slow_when_large, score=False)
+    assert "Too slow for the grader" in answer.text()
+    assert "practice draws made like the hidden instances" in answer.text()
+    draws = pace.practice_draws(nb.get_part("fusion_challenge"))
+    seen = nb._paced(draws, (slow_when_large,), pace.Pace(0.0, 2))
+    assert seen.drawn == 8 and seen.sampled >= 0.3  # some practice draws are that large
+    assert pace.Pace(0.1, 2).projected(nb.get_part("fusion_challenge")) < 4.0  # visible only
+
+
+@pytest.mark.parametrize("part_id", ["fusion_chains", "memory_first_fit", "instgen_double"])
+def test_the_practice_draws_stand_for_every_hidden_instance_once(part_id):
+    """One practice draw per size of each hidden family (several for a family without
+    sizes), weighing as many hidden instances as it stands for: the projection counts each
+    hidden instance once, at its own size."""
+    from grader.pace import practice_draws
+    from grader.problems.parts import PARTS
+
+    part = PARTS[part_id]
+    draws = practice_draws(part)
+    assert sum(d.weight for d in draws) == pytest.approx(len(part.hidden()))
+    rows = {(i.family, i.stratum) for i in part.hidden()}
+    assert len(draws) == sum(1 if s is not None else 4 for _f, s in rows)
 
 
 def test_an_answer_too_large_for_the_grader_is_told_and_fails_validate(monkeypatch):
@@ -64,6 +110,7 @@ def test_an_answer_too_large_for_the_grader_is_told_and_fails_validate(monkeypat
     cap (the part scores 0): a test cell whose answer, projected to all instances, would pass
     the cap says so, and Validate fails the part, as for a cell that would run out of time."""
     import grader.notebook as nb
+    import grader.pace as pace
     from chipsim.passes.fusion import Partition
 
     def singles(graph, chip):
@@ -73,7 +120,7 @@ def test_an_answer_too_large_for_the_grader_is_told_and_fails_validate(monkeypat
     chars = nb.size(small.doc)  # the two visible instances' answer
     assert "Too large" not in small.text() and "size limit" not in small.text()
 
-    monkeypatch.setattr(nb, "MAX_ANSWER_CHARS", chars)  # 8 instances project to 4x the cap
+    monkeypatch.setattr(pace, "MAX_ANSWER_CHARS", chars)  # 8 instances project to 4x the cap
     answer = nb.submit("fusion_chains", singles, score=False)
     assert "Too large for the grader" in answer.text()
     assert "all 8 instances of the part" in answer.text()
@@ -82,7 +129,7 @@ def test_an_answer_too_large_for_the_grader_is_told_and_fails_validate(monkeypat
     with pytest.raises(nb.NotFullCredit, match="Too large for the grader"):
         nb.submit("fusion_chains", singles)
 
-    monkeypatch.setattr(nb, "MAX_ANSWER_CHARS", 6 * chars)  # 4x: past half the cap, within it
+    monkeypatch.setattr(pace, "MAX_ANSWER_CHARS", 6 * chars)  # 4x: past half the cap, within it
     monkeypatch.delenv("NBGRADER_EXECUTION")
     text = nb.submit("fusion_chains", singles, score=False).text()
     assert "Close to the grader's size limit" in text and "Too large" not in text

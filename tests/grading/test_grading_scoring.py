@@ -411,3 +411,25 @@ def test_the_memory_notebook_states_how_many_instances_of_each_kind_and_their_we
     assert f"All {total} run" in words and "counts for half" in words
     assert f"{H['plan']} 个 Transformer 模块和 {H['tight']} 个紧凑的内存池" in part4
     assert f"全部 {total} 个实例" in part4 and "各占这一部分分数的一半" in part4
+
+
+@pytest.mark.parametrize("where", ["solutions", "exercises"])
+def test_the_fusion_notebook_states_how_many_instances_of_each_kind_and_their_weights(where):
+    """As for the memory notebook: the fusion challenge's counts of transformer blocks and
+    CNNs, in both languages, are the grader's, and each kind counts for half."""
+    import nbformat
+
+    from grader.problems.parts import HIDDEN_PER_FAMILY as H
+    from grader.scoring.spread import ROOT
+
+    part = PARTS["fusion_challenge"]
+    assert sorted(set(part.families().values())) == ["cnn_h", "transformer_h"]
+    nb = nbformat.read(ROOT / where / "fusion" / "fusion.ipynb", as_version=4)
+    part4 = next(c.source for c in nb.cells if c.source.startswith("## Part 4"))
+    words = " ".join(part4.split())
+    total = H["transformer"] + H["cnn"]
+    assert len(part.hidden()) == total
+    assert f"{H['transformer']} transformer blocks and {H['cnn']} small CNNs" in words
+    assert f"All {total} run" in words and "counts for half" in words
+    assert f"{H['transformer']} 个 Transformer 模块和 {H['cnn']} 个小型 CNN" in part4
+    assert f"全部 {total} 个实例" in part4 and "各占这一部分分数的一半" in part4
