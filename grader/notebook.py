@@ -32,6 +32,7 @@ from collections.abc import Callable
 from contextlib import redirect_stderr, redirect_stdout
 from typing import Any
 
+import grader.pace as pace_module
 from chipsim.i18n import tr
 from grader.pace import Pace, PracticeDraw, practice_draws, too_large, too_slow
 from grader.problems.data import hidden_problems
@@ -191,9 +192,13 @@ def wrapped(text: str, width: int = VALIDATE_WIDTH) -> str:
 def _paced(draws: list[PracticeDraw], fns: tuple[Callable[..., Any], ...], pace: Pace) -> Pace:
     """``pace`` with the learner's functions timed on the part's practice draws too
     (:func:`~grader.pace.practice_draws`: made like the hidden instances, never scored). What
-    they print or raise is not shown: the visible instances have said it already."""
+    they print or raise is not shown: the visible instances have said it already. Once the
+    graded cell is sure to run out of time, the rest are not run: the warning is certain."""
     sampled = weighted = 0.0
+    drawn = 0
     for draw in draws:
+        if pace.seconds + weighted > pace_module.CELL_SECONDS:
+            break
         started = time.perf_counter()
         try:
             with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
@@ -201,8 +206,8 @@ def _paced(draws: list[PracticeDraw], fns: tuple[Callable[..., Any], ...], pace:
         except Exception:  # noqa: BLE001, S110 - timed, not scored: the visible ones told
             pass
         took = time.perf_counter() - started
-        sampled, weighted = sampled + took, weighted + took * draw.weight
-    return dataclasses.replace(pace, sampled=sampled, drawn=len(draws), hidden_seconds=weighted)
+        sampled, weighted, drawn = sampled + took, weighted + took * draw.weight, drawn + 1
+    return dataclasses.replace(pace, sampled=sampled, drawn=drawn, hidden_seconds=weighted)
 
 
 def _validating() -> bool:
