@@ -54,8 +54,9 @@ def test_every_valid_partition_of_an_ill_conditioned_graph_is_equivalent():
 
 @pytest.mark.parametrize("factor", [1.5, 1.3])
 def test_a_wrong_program_of_an_ill_conditioned_graph_is_still_caught(factor):
-    """Off by half, or by 30% (just past the ~20% the reference's own rounding opens here):
-    still not equivalent."""
+    """Off by half, or by 30% (past the widest tolerance the reference's own rounding may
+    open, :data:`~grader.scoring.equivalence.MAX_RTOL`): still not equivalent, from the
+    interpreter and from the reference's program alike."""
     from grader.problems.families import compile_with
     from grader.scoring.equivalence import MAX_RTOL
     from grader.scoring.references import fusion_strategy
