@@ -18,7 +18,7 @@ from grader.scoring.answer import encode, records_fingerprint
 from grader.scoring.spread import ROOT, model_functions, notebook_namespace, spread
 
 SECRETS = {  # the slow parts: fewer draws
-    "fusion_challenge": 2, "memory_challenge": 3, "instgen_tiling": 6, "instgen_double": 10,
+    "fusion_challenge": 6, "memory_challenge": 3, "instgen_tiling": 6, "instgen_double": 10,
     "instgen_challenge": 2,
 }  # fmt: skip
 
