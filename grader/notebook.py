@@ -21,7 +21,6 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import operator
 import os
@@ -29,12 +28,11 @@ import textwrap
 import time
 import traceback
 from collections.abc import Callable
-from contextlib import redirect_stderr, redirect_stdout
+from contextlib import redirect_stderr
 from typing import Any
 
-import grader.pace as pace_module
 from chipsim.i18n import tr
-from grader.pace import Pace, PracticeDraw, practice_draws, too_large, too_slow
+from grader.pace import Pace, paced, practice_draws, too_large, too_slow
 from grader.problems.data import hidden_problems
 from grader.problems.parts import ALIGNMENT, CHIP, Part, get_part
 from grader.sandbox.outputs import size
@@ -129,21 +127,24 @@ def submit(
     if len(fns) != len(part.functions):
         raise TypeError(f"part {part_id!r} takes {len(part.functions)} function(s): "
                         f"{', '.join(part.functions)}")  # fmt: skip
+    grading = os.environ.get("NBGRADER_EXECUTION") == "autograde"
+    if score is None:
+        score = not grading
     problems = _problems(part, hidden)
-    draws = [] if hidden else practice_draws(part)  # built before the references are withheld
+    # The practice draws are the learner's forecast of the graded cell; the grader meets the
+    # real thing (and its view cannot build them: a challenge's draw needs the reference).
+    draws = [] if hidden or grading else practice_draws(part)  # before the references go
     started = time.perf_counter()
     with withheld(part.assignment):  # as in the grading view: the reference passes raise
         answers = {iid: _answer_one(iid, kind, obj, fns) for iid, (kind, obj) in problems.items()}
         seconds = time.perf_counter() - started
-        pace = None if hidden else _paced(draws, fns, Pace(seconds, len(problems)))
+        pace = None if hidden else paced(draws, _run(fns), Pace(seconds, len(problems)))
     doc = encode(part.id, answers, language=feedback_language())
     fatal, warning = False, ""
     if pace is not None:  # what the graded cell, with every instance, would meet
         checks = (too_slow(part, pace), too_large(part, size(doc), len(problems)))
         fatal = any(f for f, _ in checks)
         warning = "\n".join(w for _, w in checks if w)
-    if score is None:
-        score = os.environ.get("NBGRADER_EXECUTION") != "autograde"
     provisional = None
     if score:
         from grader.scoring.grade import score_answer
@@ -189,25 +190,9 @@ def wrapped(text: str, width: int = VALIDATE_WIDTH) -> str:
     return "\n".join(out)
 
 
-def _paced(draws: list[PracticeDraw], fns: tuple[Callable[..., Any], ...], pace: Pace) -> Pace:
-    """``pace`` with the learner's functions timed on the part's practice draws too
-    (:func:`~grader.pace.practice_draws`: made like the hidden instances, never scored). What
-    they print or raise is not shown: the visible instances have said it already. Once the
-    graded cell is sure to run out of time, the rest are not run: the warning is certain."""
-    sampled = weighted = 0.0
-    drawn = 0
-    for draw in draws:
-        if pace.seconds + weighted > pace_module.CELL_SECONDS:
-            break
-        started = time.perf_counter()
-        try:
-            with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
-                _RUNNERS[draw.kind](draw.problem, fns)
-        except Exception:  # noqa: BLE001, S110 - timed, not scored: the visible ones told
-            pass
-        took = time.perf_counter() - started
-        sampled, weighted, drawn = sampled + took, weighted + took * draw.weight, drawn + 1
-    return dataclasses.replace(pace, sampled=sampled, drawn=drawn, hidden_seconds=weighted)
+def _run(fns: tuple[Callable[..., Any], ...]) -> Callable[[str, Any], Any]:
+    """The learner's functions as one call on ``(kind, problem)``, for timing."""
+    return lambda kind, problem: _RUNNERS[kind](problem, fns)
 
 
 def _validating() -> bool:

@@ -19,6 +19,10 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import io
+import time
+from collections.abc import Callable
+from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,6 +99,33 @@ class Pace:
         if not self.drawn:
             return self.seconds * len(part.instances) / max(self.ran, 1)
         return self.seconds + self.hidden_seconds
+
+
+def paced(draws: list[PracticeDraw], run: Callable[[str, Any], Any], pace: Pace) -> Pace:
+    """``pace`` with ``run(kind, problem)`` (the learner's functions) timed on the practice
+    ``draws`` too. What they print or raise is not shown: the visible instances have said it
+    already. Once the graded cell is sure to run out of time, the rest are not run: the
+    warning is certain, and a slow search does not keep the learner waiting for it.
+
+    Example (a draw standing for 3 hidden instances, timed once, counted three times):
+        >>> p = paced([PracticeDraw("graph", None, 3.0)], lambda kind, problem: None, Pace(1.0, 2))
+        >>> p.drawn, p.hidden_seconds == 3 * p.sampled
+        (1, True)
+    """
+    sampled = weighted = 0.0
+    drawn = 0
+    for draw in draws:
+        if pace.seconds + weighted > CELL_SECONDS:
+            break
+        started = time.perf_counter()
+        try:
+            with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+                run(draw.kind, draw.problem)
+        except Exception:  # noqa: BLE001, S110 - timed, not scored: the visible ones told
+            pass
+        took = time.perf_counter() - started
+        sampled, weighted, drawn = sampled + took, weighted + took * draw.weight, drawn + 1
+    return dataclasses.replace(pace, sampled=sampled, drawn=drawn, hidden_seconds=weighted)
 
 
 def too_slow(part: Part, pace: Pace, limit: float | None = None) -> tuple[bool, str]:

@@ -86,11 +86,11 @@ def test_a_function_slow_only_on_the_hidden_sizes_is_told_too(monkeypatch):
     assert "practice draws made like the hidden instances" in answer.text()
     part = nb.get_part("fusion_challenge")
     draws = pace.practice_draws(part)
-    seen = nb._paced(draws, (slow_when_large,), pace.Pace(0.0, 2))
+    seen = pace.paced(draws, nb._run((slow_when_large,)), pace.Pace(0.0, 2))
     assert seen.drawn < len(draws)  # stopped once the graded cell was sure to run out of time
     assert seen.projected(part) > 1.0
     monkeypatch.setattr(pace, "CELL_SECONDS", 1000.0)
-    seen = nb._paced(draws, (slow_when_large,), pace.Pace(0.0, 2))
+    seen = pace.paced(draws, nb._run((slow_when_large,)), pace.Pace(0.0, 2))
     assert seen.drawn == len(draws) == 8 and seen.sampled >= 0.3  # some draws are that large
     assert pace.Pace(0.1, 2).projected(nb.get_part("fusion_challenge")) < 1.0  # visible only
 
