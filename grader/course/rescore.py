@@ -47,7 +47,6 @@ import chipsim.runtime.program  # noqa: F401
 import chipsim.viz.memory_plan  # noqa: F401
 import chipsim.viz.timeline  # noqa: F401
 from chipsim.i18n import N_, tr, use_language
-from grader.course.sanitize import remembered_language
 from grader.course.static_check import (
     COPY_SIMILARITY,
     Flag,
@@ -65,7 +64,7 @@ from grader.sandbox.manifest import Snapshot
 from grader.sandbox.view import reference_sources
 from grader.scoring.answer import MIME
 from grader.scoring.credit import PartScore, zero
-from grader.scoring.grade import answer_language, score_answer
+from grader.scoring.grade import answer_language, remembered_language, score_answer
 
 #: The package as it was when the grader process started.
 SNAPSHOTS = Snapshot.both()

@@ -39,8 +39,8 @@ import nbformat
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from chipsim.i18n import ENGLISH, normalize
 from grader.scoring.answer import MIME
+from grader.scoring.grade import spoken
 
 #: The metadata keys that decide how nbgrader treats a cell.
 KEYS = ("grade", "solution", "locked", "task", "points", "schema_version")
@@ -114,26 +114,8 @@ def answered_language(nb: Any) -> str | None:
         for out in cell.get("outputs", []) if isinstance(cell, dict) else []:
             data = out.get("data") if isinstance(out, dict) else None
             doc = data.get(MIME) if isinstance(data, dict) else None
-            chosen = doc.get("language") if isinstance(doc, dict) else None
-            if isinstance(chosen, str) and len(chosen) <= 32:
-                try:
-                    found = normalize(chosen)
-                except ValueError:
-                    continue
+            found = spoken(doc.get("language") if isinstance(doc, dict) else None) or found
     return found
-
-
-def spoken(chosen: Any) -> str | None:
-    """``chosen`` as a language chipsim speaks (``"zh"`` -> ``"zh_CN"``), or None."""
-    try:
-        return normalize(chosen) if isinstance(chosen, str) and len(chosen) <= 32 else None
-    except ValueError:
-        return None
-
-
-def remembered_language(nb: Any) -> str:
-    """The language :class:`RememberLanguage` kept for ``nb`` (English when none)."""
-    return spoken(nb.get("metadata", {}).get("chipsim", {}).get("language")) or ENGLISH
 
 
 class RememberLanguage(NbGraderPreprocessor):

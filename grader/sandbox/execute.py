@@ -57,6 +57,7 @@ from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer
 
 from chipsim.errors import ChipsimError
+from chipsim.i18n import ENGLISH, N_, tr, use_language
 from chipsim.i18n import ENV_VAR as LANGUAGE_ENV
 from grader.problems import data as problem_data
 from grader.problems.hidden import configured, submission_key
@@ -71,7 +72,8 @@ from grader.sandbox.modes import (
     sandbox_mode,
     why_no_sandbox,
 )
-from grader.sandbox.outputs import MAX_DEPTH, OutputBudget, depth, note
+from grader.sandbox.outputs import MAX_DEPTH, OutputBudget, depth, note, too_deep
+from grader.scoring.grade import remembered_language
 
 #: Kernel messages that carry output data (which may nest without limit).
 DATA_MESSAGES = ("execute_result", "display_data", "update_display_data", "error")
@@ -88,37 +90,48 @@ def stopped_output(text: str) -> NotebookNode:
     )
 
 
-def why_it_ended(status: dict | None) -> str:
-    """What a dead kernel's supervisor saw, in words a learner can act on."""
+def why_it_ended(status: dict | None, language: str = ENGLISH) -> str:
+    """What a dead kernel's supervisor saw, in words a learner can act on (in ``language``).
+
+    Example:
+        >>> why_it_ended({"exit_code": 3, "wall_s": 2.0}, "zh_CN").split("：")[0]
+        '内核在 2.0 秒后以退出码 3 结束'
+    """
+    with use_language(language):
+        return _why_it_ended(status or {})
+
+
+def _why_it_ended(status: dict) -> str:
     if not status:
-        return "the kernel stopped, and the grader has no record of why"
+        return tr("the kernel stopped, and the grader has no record of why")
     if status.get("setup_error"):
-        return f"the sandbox could not start the kernel ({status['setup_error']})"
+        return tr("the sandbox could not start the kernel ({error})", error=status["setup_error"])
     sig, code = status.get("signal"), status.get("exit_code")
     limits, cpu, wall = status.get("limits", {}), status.get("cpu_s", 0.0), status.get("wall_s", 0)
     if status.get("oom_killed"):
-        return (
-            f"the kernel and the processes it started used more than "
-            f"{limits.get('as_bytes', 0) / 2**30:g} GiB of memory together, and the memory limit "
-            "stopped it"
-        )
+        return tr(
+            "the kernel and the processes it started used more than {gib:g} GiB of memory "
+            "together, and the memory limit stopped it",
+            gib=limits.get("as_bytes", 0) / 2**30,
+        )  # fmt: skip
     if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= limits.get("cpu_s", 1e9) - 1):
-        return f"the kernel used all its CPU time ({limits.get('cpu_s')} s) and was stopped"
+        return tr("the kernel used all its CPU time ({seconds} s) and was stopped",
+                  seconds=limits.get("cpu_s"))  # fmt: skip
     if sig == signal.SIGXFSZ:
-        return (
-            f"the kernel wrote a file larger than {limits.get('fsize', 0):,} bytes and was stopped"
-        )
+        return tr("the kernel wrote a file larger than {size:,} bytes and was stopped",
+                  size=limits.get("fsize", 0))  # fmt: skip
     if sig:
-        name = status.get("signal_name") or f"signal {sig}"
-        return (
-            f"the kernel was killed by {name} after {wall:.1f} s ({cpu:.1f} s of CPU), not by "
+        return tr(
+            "the kernel was killed by {name} after {wall:.1f} s ({cpu:.1f} s of CPU), not by "
             "one of the grader's limits: your code, a process it started, or the machine's "
-            "out-of-memory killer ended it"
-        )
-    return (
-        f"the kernel exited with code {code} after {wall:.1f} s: your code ended it "
-        "(exit(), sys.exit() or os._exit())"
-    )
+            "out-of-memory killer ended it",
+            name=status.get("signal_name") or f"signal {sig}", wall=wall, cpu=cpu,
+        )  # fmt: skip
+    return tr(
+        "the kernel exited with code {code} after {wall:.1f} s: your code ended it "
+        "(exit(), sys.exit() or os._exit())",
+        code=code, wall=wall,
+    )  # fmt: skip
 
 
 class GuardedExecute(Execute):
@@ -149,7 +162,6 @@ class GuardedExecute(Execute):
 
     def preprocess(self, nb: Any, resources: Any = None, km: Any = None) -> Any:
         self._failed: list[int] = []  # cells not to replay after a restart
-        self._budget = OutputBudget(self.cell_output_bytes, self.notebook_output_bytes)
         self._bad_messages = 0
         self._dropped_updates = 0
         self._run: KernelRun | None = None
@@ -157,6 +169,10 @@ class GuardedExecute(Execute):
         mode = sandbox_mode() if self.sandbox else None
         if self.sandbox and mode is None and not self.allow_unsandboxed:
             raise SandboxError(why_no_sandbox())
+        self._language = remembered_language(nb)  # of what the grader tells the learner
+        self._budget = OutputBudget(
+            self.cell_output_bytes, self.notebook_output_bytes, self._language
+        )
         resources = {} if resources is None else resources
         notes = resources.setdefault("chipsim", {})  # later steps read how this notebook ran
         notes["sandbox"] = mode or "none"
@@ -263,7 +279,7 @@ class GuardedExecute(Execute):
         content = msg.get("content") or {}
         if msg.get("msg_type") in DATA_MESSAGES and depth(content, MAX_DEPTH + 8) > MAX_DEPTH + 8:
             # nbformat recurses on an output's data: cut it before anything reads it
-            text = note(f"removed an output nested deeper than {MAX_DEPTH} levels")["text"]
+            text = too_deep(self._language)["text"]
             header = {**msg.get("header", {}), "msg_type": "stream"}
             content = {"name": "stdout", "text": text}
             msg = {**msg, "msg_type": "stream", "header": header, "content": content}
@@ -297,12 +313,17 @@ class GuardedExecute(Execute):
         super()._update_display_id(display_id, msg)
 
     # -- cells: time limit, and the truth about a dead kernel -------------------------------
+    def _say(self, message: str, **fields: Any) -> str:
+        """``message`` (English, :func:`~chipsim.i18n.tr`) in the learner's language."""
+        with use_language(self._language):
+            return tr(message, **fields)
+
     def on_cell_executed(self, **kwargs: Any) -> None:
         reply = kwargs["execute_reply"]
         if reply["content"].get("ename") == "CellTimeoutError":
             cell, index = kwargs["cell"], kwargs["cell_index"]
-            limit = self._get_timeout(cell)
-            text = f"the cell ran for more than {limit} s and was interrupted"
+            text = self._say(N_("the cell ran for more than {limit} s and was interrupted"),
+                             limit=self._get_timeout(cell))  # fmt: skip
             # First, so the feedback names the time limit rather than the KeyboardInterrupt.
             cell.outputs.insert(0, stopped_output(text))
             self._failed.append(index)
@@ -319,9 +340,11 @@ class GuardedExecute(Execute):
         self._budget.start_cell()
         bad_before = self._bad_messages
         if cell.cell_type == "code" and cell.source.strip() and monotonic() > self._deadline:
-            why = (f"the notebook ran out of time: the grader gives a notebook "
-                   f"{self.notebook_seconds} s in all, and this cell would have started after "
-                   "that, so it did not run")  # fmt: skip
+            why = self._say(
+                N_("the notebook ran out of time: the grader gives a notebook {seconds} s in "
+                   "all, and this cell would have started after that, so it did not run"),
+                seconds=self.notebook_seconds,
+            )  # fmt: skip
             cell.outputs = [stopped_output(why)]
             self._failed.append(cell_index)
             return cell
@@ -331,20 +354,22 @@ class GuardedExecute(Execute):
             )
         except (CellTimeoutError, DeadKernelError) as exc:
             if isinstance(exc, DeadKernelError):
-                why = why_it_ended(self._run.status(wait=3.0) if self._run else None)
+                status = self._run.status(wait=3.0) if self._run else None
+                why = why_it_ended(status, self._language)
             else:
-                limit = self._get_timeout(cell)
-                why = f"the cell ran for more than {limit} s and ignored the interrupt"
+                ignored = N_("the cell ran for more than {limit} s and ignored the interrupt")
+                why = self._say(ignored, limit=self._get_timeout(cell))
             self.log.warning("cell %d: %s; restarting the kernel", cell_index, why)
             outputs = cell.get("outputs", [])
-            cell.outputs = [stopped_output(why + "; the kernel was restarted"), *outputs]
+            restarted = self._say(N_("{why}; the kernel was restarted"), why=why)
+            cell.outputs = [stopped_output(restarted), *outputs]
             self._failed.append(cell_index)
             await self._restart_and_replay(cell_index)
         if self._bad_messages > bad_before:
             n = self._bad_messages - bad_before
-            cell.outputs.append(
-                NotebookNode(note(f"ignored {n} unreadable message(s) from the kernel"))
-            )
+            said = note(N_("the grader ignored {n} unreadable message(s) from the kernel"),
+                        self._language, n=n)  # fmt: skip
+            cell.outputs.append(NotebookNode(said))
         return cell
 
     # nbclient binds the sync wrapper to its own coroutine: point it at ours.

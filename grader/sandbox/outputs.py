@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from chipsim.i18n import ENGLISH, N_, tr, use_language
 from grader.scoring.answer import MAX_ANSWER_CHARS, MIME
 
 #: Deeper nesting than this in an output's data is cut (nbformat and json recurse on it).
@@ -65,16 +66,28 @@ def size(out: Any) -> int:
     return total
 
 
-def note(text: str, name: str = "stdout") -> dict:
-    """A stream output that tells the learner what the grader did with their output."""
-    return {"output_type": "stream", "name": name, "text": f"[the grader {text}]\n"}
+def note(message: str, language: str = ENGLISH, /, **fields: Any) -> dict:
+    """A stream output that tells the learner what the grader did: ``message`` (English,
+    with ``{name}`` fields, :func:`~chipsim.i18n.tr`) in ``language``, the learner's.
+
+    Example:
+        >>> text = "the grader ignored {n} unreadable message(s) from the kernel"
+        >>> note(text, "zh_CN", n=2)["text"]
+        '[评分程序忽略了内核发来的 2 条无法读取的消息]\\n'
+    """
+    with use_language(language):
+        text = tr(message, **fields)
+    return {"output_type": "stream", "name": "stdout", "text": f"[{text}]\n"}
 
 
 class OutputBudget:
     """Characters of output per cell and per notebook; see the module docstring."""
 
-    def __init__(self, cell_bytes: int = 2 << 20, notebook_bytes: int = 32 << 20) -> None:
+    def __init__(
+        self, cell_bytes: int = 2 << 20, notebook_bytes: int = 32 << 20, language: str = ENGLISH
+    ) -> None:
         self.cell_bytes, self.notebook_bytes = cell_bytes, notebook_bytes
+        self.language = language  # of the notes: the learner's
         self.cell_used = self.notebook_used = 0
         self.cut = False
 
@@ -87,12 +100,13 @@ class OutputBudget:
         if MIME in data:  # the answer: its own limits, never the budget's
             if depth(data[MIME]) > MAX_DEPTH or size(out) > MAX_ANSWER_CHARS:
                 return note(
-                    f"refused this answer: larger than {MAX_ANSWER_CHARS:,} characters or "
-                    f"nested deeper than {MAX_DEPTH} levels; the part scores 0"
-                )
+                    N_("the grader refused this answer: larger than {chars:,} characters or "
+                       "nested deeper than {depth} levels; the part scores 0"),
+                    self.language, chars=MAX_ANSWER_CHARS, depth=MAX_DEPTH,
+                )  # fmt: skip
             return out
         if any(depth(v) > MAX_DEPTH for v in data.values()) or depth(out) > MAX_DEPTH + 4:
-            return note(f"removed an output nested deeper than {MAX_DEPTH} levels")
+            return too_deep(self.language)
         n = size(out)
         if self.cell_used + n <= self.cell_bytes and self.notebook_used + n <= self.notebook_bytes:
             self.cell_used += n
@@ -101,13 +115,17 @@ class OutputBudget:
         if self.cut:
             return None
         self.cut = True
-        whole = self.notebook_used + n > self.notebook_bytes
-        limit = self.notebook_bytes if whole else self.cell_bytes
-        where = "this notebook" if whole else "this cell"
+        if self.notebook_used + n > self.notebook_bytes:
+            return note(
+                N_("the grader cut the output of this notebook here: more than {limit}. Print "
+                   "less (only your functions' results are graded, not what a cell prints)"),
+                self.language, limit=_human(self.notebook_bytes),
+            )  # fmt: skip
         return note(
-            f"cut the output of {where} here: more than {_human(limit)}. Print less "
-            "(only your functions' results are graded, not what a cell prints)"
-        )
+            N_("the grader cut the output of this cell here: more than {limit}. Print less "
+               "(only your functions' results are graded, not what a cell prints)"),
+            self.language, limit=_human(self.cell_bytes),
+        )  # fmt: skip
 
     def admit_update(self, out: Any, copies: int) -> bool:
         """May a display update rewrite ``copies`` outputs with ``out``? It is charged to the
@@ -120,6 +138,12 @@ class OutputBudget:
             return False
         self.notebook_used += n
         return True
+
+
+def too_deep(language: str = ENGLISH) -> dict:
+    """The note that stands for an output nested too deep to keep."""
+    return note(N_("the grader removed an output nested deeper than {depth} levels"), language,
+                depth=MAX_DEPTH)  # fmt: skip
 
 
 def _human(n: int) -> str:

@@ -18,26 +18,32 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from chipsim.i18n import normalize, tr, use_language
+from chipsim.i18n import ENGLISH, normalize, tr, use_language
 from grader.problems.parts import OVERLAP_PARTS, Part
 from grader.scoring.answer import decode
 from grader.scoring.checks import score_instance
 from grader.scoring.credit import PartScore, feedback_language, zero
 
 
-def answer_language(doc: Any) -> str:
-    """The learner's language, as their kernel recorded it in the answer (``"language"``).
+def spoken(chosen: Any) -> str | None:
+    """``chosen`` as a language chipsim speaks (``"zh"`` -> ``"zh_CN"``), or None: what a
+    learner's file says is their data, and anything else is ignored, never an error."""
+    try:
+        return normalize(chosen) if isinstance(chosen, str) and len(chosen) <= 32 else None
+    except ValueError:
+        return None
 
-    The document is the learner's data: anything that is not a language chipsim speaks gives
-    the grader's own language (``CHIPSIM_LANG``, else English) instead of an error.
-    """
-    chosen = doc.get("language") if isinstance(doc, dict) else None
-    if isinstance(chosen, str) and len(chosen) <= 32:
-        try:
-            return normalize(chosen)
-        except ValueError:
-            pass
-    return feedback_language()
+
+def answer_language(doc: Any) -> str:
+    """The learner's language, as their kernel recorded it in the answer (``"language"``);
+    else the grader's own (``CHIPSIM_LANG``, else English)."""
+    return spoken(doc.get("language") if isinstance(doc, dict) else None) or feedback_language()
+
+
+def remembered_language(nb: Any) -> str:
+    """The language :class:`~grader.course.sanitize.RememberLanguage` kept for the notebook
+    ``nb`` (English when none): the feedback's and the grader's notes in it."""
+    return spoken(nb.get("metadata", {}).get("chipsim", {}).get("language")) or ENGLISH
 
 
 def score_answer(

@@ -79,7 +79,9 @@ def first_run(course, request):
         "flood": _cells_after(solution, "fusion_challenge", FLOOD),
         "deep_output": _cells_after(solution, "fusion_challenge", DEEP),
         "unreadable": _cells_after(solution, "fusion_challenge", UNREADABLE),
+        "deep_zh": _cells_after(solution, "fusion_challenge", DEEP),
     }
+    students["deep_zh"].metadata["chipsim"] = {"language": "zh_CN"}  # the 中文 edition's
     for name, nb in students.items():
         submit_notebook(course, "fusion", name, nb)
     deep_file = course / "gradebook" / "submitted" / "deep_file" / "fusion"
@@ -101,7 +103,8 @@ def _csv(course) -> list[dict]:
 
 def test_troubled_notebooks_keep_every_grade(first_run):
     _, g, _ = first_run
-    for name in ("honest", "meta_edited", "test_deleted", "flood", "deep_output", "unreadable"):
+    for name in ("honest", "meta_edited", "test_deleted", "flood", "deep_output", "unreadable",
+                 "deep_zh"):  # fmt: skip
         assert g[name] == FULL, name
     assert sum(g["blank"].values()) == 0.0
 
@@ -135,6 +138,11 @@ def test_the_feedback_says_what_the_grader_did(course, first_run):
     )
     assert "nested deeper than" in _outputs(course, "deep_output")
     assert "unreadable message(s) from the kernel" in _outputs(course, "unreadable")
+    # ... in the learner's language: a Chinese notebook's note is in Chinese
+    deep_zh = json.loads(_outputs(course, "deep_zh"))
+    said = [o.get("text", "") for c in deep_zh for o in c.get("outputs", [])]
+    assert any(t.startswith("[评分程序删除了一个嵌套超过 64 层的输出]") for t in said)
+    assert not any("nested deeper than" in t for t in said)
     flags = (course / "gradebook" / "flags.csv").read_text()
     assert "meta_edited,fusion,fusion_chains" in flags and "test cell restored" in flags
 
