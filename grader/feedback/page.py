@@ -23,9 +23,10 @@ Two things the page adds, so that it says what the grade says on any machine:
   course's own Chinese font (:data:`chipsim.viz.fonts.FAMILY`), cut down to the characters the
   page uses and embedded as a ``data:`` URL, after the page's own fonts: a machine without a
   system CJK font shows the hanzi, not boxes;
-* scores are shown rounded *down* to two decimals (nbgrader's template rounds to nearest, so
-  2.998 of 3 read "3.0"): a page never shows more points than the grade has
-  (:func:`floored_scores`).
+* scores are shown as the grade has them, to the thousandth and never rounded up, as the
+  notebook's own explanation shows them (nbgrader's template rounds to the nearest hundredth,
+  so 2.998 of 3 read "3.0"): a page never shows more points than the grade has
+  (:func:`shown_score`).
 
 Example:
     >>> clean_html('<b>ok</b><script>alert(1)</script><img src=x onerror="alert(1)">')
@@ -39,12 +40,13 @@ from __future__ import annotations
 import base64
 import copy
 import io
-import math
 import re
 from typing import Any
 
 import nh3
 from nbconvert.exporters import HTMLExporter
+
+from grader.scoring.credit import show_points
 
 #: No script of any kind; styles inline (the page's own), images as data: URLs only.
 POLICY = (
@@ -114,21 +116,19 @@ def cjk_font_style(page: str) -> str:
     return f"<style>{face} {CJK_CSS.format(family=FAMILY)}</style>"
 
 
-def floored_scores(nb: Any, resources: dict) -> None:
-    """Round every score the template shows *down* to the two decimals it prints, in place:
-    the notebook's total (``resources["nbgrader"]["score"]``) and each graded cell's."""
-    grades = resources.get("nbgrader", {})
-    if isinstance(grades.get("score"), (int, float)):
-        grades["score"] = _floor2(grades["score"])
-    for cell in nb.cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if isinstance(meta.get("score"), (int, float)):
-            meta["score"] = _floor2(meta["score"])
+def shown_score(value: Any, precision: int = 0, method: str = "common") -> str:
+    """The template's ``round`` filter, which it applies to scores alone: the points as the
+    grade has them (:func:`~grader.scoring.credit.show_points`), whatever precision the
+    template asks for.
 
-
-def _floor2(x: float) -> float:
-    x = float(x)
-    return math.floor(x * 100 + 1e-9) / 100 if math.isfinite(x) else x
+    Example:
+        >>> shown_score(2.998, 2), shown_score(4.0, 2), shown_score(1.5, 2)
+        ('2.998', '4', '1.5')
+    """
+    try:
+        return show_points(float(value))
+    except (TypeError, ValueError):
+        return str(value)
 
 
 #: nbconvert's alt text for an image without one.
@@ -196,12 +196,11 @@ def sanitized(nb: Any) -> Any:
 
 class SafeFeedbackExporter(HTMLExporter):
     """nbconvert's HTML exporter, on a sanitised notebook, under a no-script policy; scores
-    rounded down (:func:`floored_scores`), Chinese text in the course's font."""
+    as the grade has them (:func:`shown_score`), Chinese text in the course's font."""
 
-    def _preprocess(self, nb: Any, resources: Any) -> tuple[Any, Any]:
-        nb, resources = super()._preprocess(nb, resources)  # nbgrader's GetGrades among them
-        floored_scores(nb, resources)
-        return nb, resources
+    def default_filters(self) -> Any:
+        yield from super().default_filters()
+        yield "round", shown_score  # the template rounds scores only: show them as graded
 
     def from_notebook_node(self, nb: Any, resources: Any = None, **kw: Any) -> tuple[str, Any]:
         nb = sanitized(nb)

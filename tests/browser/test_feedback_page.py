@@ -237,18 +237,18 @@ def test_a_learners_script_never_runs_on_the_feedback_page(page, tmp_path):
     assert "onerror" not in html.split("Content-Security-Policy", 1)[1]
 
 
-def test_the_page_never_shows_more_points_than_the_grade():
+def test_the_page_shows_the_points_the_grade_has():
     """nbgrader's template rounds to the nearest 0.01 (2.998 of 3 read "3.0"); the page
-    rounds down, as the grade does."""
+    shows the grade's own points, to the thousandth, as the notebook's explanation does."""
     nb = nbformat.v4.new_notebook()
     for grade_id, score in (("a", 2.998), ("b", 1.5)):
         meta = {"grade": True, "solution": False, "grade_id": grade_id, "points": 3,
                 "score": score}  # fmt: skip
         nb.cells.append(nbformat.v4.new_code_cell("1", metadata={"nbgrader": meta}))
     html = page_of(nb, "scores")
-    assert "Score: 4.49 / 6.0" in html, html[-3000:]  # 4.498 in all
-    assert "Score: 2.99 / 3.0" in html and "Score: 1.5 / 3.0" in html
-    assert "Score: 3.0 / 3.0" not in html and "4.5 / 6.0" not in html
+    assert "Score: 4.498 / 6)" in html, html[-3000:]  # 4.498 in all
+    assert "Score: 2.998 / 3" in html and "Score: 1.5 / 3" in html
+    assert "Score: 3.0" not in html and "4.5 / 6" not in html and "3 / 3" not in html
 
 
 def test_the_page_draws_chinese_with_the_course_font(fontless_browser, fonts_used, feedback_pages):
