@@ -1,12 +1,15 @@
-"""Autograde throughput: 40 submitted notebooks (20 students x 2 assignments), 1 worker vs all.
+"""Autograde throughput: the demo learners' notebooks of every assignment, 1 worker vs all.
 
     .venv/bin/python benchmarks/autograde_throughput.py [--students 20] [--workers N]
+    .venv/bin/python benchmarks/autograde_throughput.py --students 8 --per-assignment
 
 Builds a temporary course (private chipsim copy, sandbox kernel), submits the demo learners'
-notebooks round-robin under 20 student ids per assignment, and grades them twice with
+notebooks (``grading/demo_submissions``: blank, partial, strong, full) round-robin under
+``--students`` student ids per assignment, and grades them twice with
 :func:`grader.gradebook.pool.grade_all`: one worker, then one per core. Prints a Markdown
 row per run: notebooks, workers, wall seconds, seconds per notebook, speed-up.
-Targets: >= 1.8x on 2 cores, < 10 s per submission notebook.
+``--per-assignment`` then grades each assignment's notebooks alone with one worker: where
+the time goes. Targets: >= 1.8x on 2 cores, < 10 s per submission notebook.
 
 ``--kernel-starts N`` instead times N sandboxed kernels (start, ``import chipsim``, shut
 down), the sandbox's own cost per notebook.
@@ -28,11 +31,12 @@ sys.path.insert(0, str(ROOT / "tests" / "grading"))
 from grading_course import course_env, make_sandbox_course, nbgrader  # noqa: E402
 
 from grader.gradebook.pool import grade_all  # noqa: E402
+from grader.problems.parts import ASSIGNMENTS  # noqa: E402
 
 
 def setup(tmp: Path, students: int) -> Path:
     course = make_sandbox_course(tmp)
-    for name in ("fusion", "memory_planning"):
+    for name in ASSIGNMENTS:
         done = nbgrader(course, "generate_assignment", name, "--force")
         assert done.returncode == 0, done.stderr
     demos = sorted((ROOT / "grading" / "demo_submissions").glob("*/*/*.ipynb"))
@@ -47,11 +51,12 @@ def setup(tmp: Path, students: int) -> Path:
     return course
 
 
-def run(course: Path, workers: int) -> tuple[int, float]:
+def run(course: Path, workers: int, assignments: list[str] | None = None) -> tuple[int, float]:
     for sub in ("autograded",):
         shutil.rmtree(course / "gradebook" / sub, ignore_errors=True)
     start = time.perf_counter()
-    result = grade_all(course, workers=workers, force=True, env=course_env(course), progress=True)
+    result = grade_all(course, workers=workers, assignments=assignments, force=True,
+                       env=course_env(course), progress=True)  # fmt: skip
     wall = time.perf_counter() - start
     assert result.ok, [o.log for o in result.outcomes if o.returncode]
     return len(result.outcomes), wall
@@ -80,6 +85,8 @@ def main() -> None:
     ap.add_argument("--students", type=int, default=20)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--kernel-starts", type=int, default=0, help="time N sandboxed kernels")
+    ap.add_argument("--per-assignment", action="store_true",
+                    help="also grade each assignment alone with one worker")  # fmt: skip
     args = ap.parse_args()
     if args.kernel_starts:
         kernel_starts(args.kernel_starts)
@@ -93,6 +100,12 @@ def main() -> None:
         print("|---|---|---|---|---|")
         print(f"| {n1} | 1 | {t1:.1f} | {t1 / n1:.2f} | 1.00 |")
         print(f"| {nn} | {args.workers} | {tn:.1f} | {tn / nn:.2f} | {t1 / tn:.2f} |")
+        if args.per_assignment:
+            print("\n| assignment | notebooks | workers | wall s | s / notebook |")
+            print("|---|---|---|---|---|")
+            for name in ASSIGNMENTS:
+                n, t = run(course, 1, [name])
+                print(f"| {name} | {n} | 1 | {t:.1f} | {t / n:.2f} |")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
