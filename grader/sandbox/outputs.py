@@ -119,12 +119,12 @@ class OutputBudget:
             return note(
                 N_("the grader cut the output of this notebook here: more than {limit}. Print "
                    "less (only your functions' results are graded, not what a cell prints)"),
-                self.language, limit=_human(self.notebook_bytes),
+                self.language, limit=_human(self.notebook_bytes, self.language),
             )  # fmt: skip
         return note(
             N_("the grader cut the output of this cell here: more than {limit}. Print less "
                "(only your functions' results are graded, not what a cell prints)"),
-            self.language, limit=_human(self.cell_bytes),
+            self.language, limit=_human(self.cell_bytes, self.language),
         )  # fmt: skip
 
     def admit_update(self, out: Any, copies: int) -> bool:
@@ -146,5 +146,8 @@ def too_deep(language: str = ENGLISH) -> dict:
                 depth=MAX_DEPTH)  # fmt: skip
 
 
-def _human(n: int) -> str:
-    return f"{n / 2**20:g} MiB" if n >= 2**20 else f"{n:,} bytes"
+def _human(n: int, language: str = ENGLISH) -> str:
+    if n >= 2**20:
+        return f"{n / 2**20:g} MiB"
+    with use_language(language):
+        return tr("{n:,} bytes", n=n)

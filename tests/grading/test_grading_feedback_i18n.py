@@ -7,6 +7,7 @@ score lines and the reasons an answer is invalid in that language, whatever its 
 from __future__ import annotations
 
 import re
+import signal
 
 import pytest
 from nbformat.v4 import new_code_cell
@@ -202,3 +203,22 @@ def test_the_feedback_picture_shows_the_counted_instance_that_lost_the_most(monk
         "h2",
         "visible_a",
     ]  # the least credit among pictured counted ones, first on a tie
+
+
+def test_what_the_sandbox_writes_into_a_notebook_speaks_the_learners_language():
+    """The notes the grader leaves in a graded notebook (a cut output, a stopped kernel) are
+    in the language kept for the notebook; the grader's own language stays English."""
+    from grader.sandbox.execute import why_it_ended
+    from grader.sandbox.outputs import OutputBudget
+
+    flood = {"output_type": "stream", "name": "stdout", "text": "x" * 500}
+    cut = {"zh_CN": "[评分程序在这里截断了这个单元格的输出：超过了 100 字节。",
+           "en": "[the grader cut the output of this cell here: more than 100 bytes."}  # fmt: skip
+    for language, start in cut.items():
+        budget = OutputBudget(cell_bytes=100, notebook_bytes=10_000, language=language)
+        budget.start_cell()
+        assert budget.admit(flood)["text"].startswith(start)
+    spun = {"signal": int(signal.SIGXCPU), "cpu_s": 2.0, "limits": {"cpu_s": 2}}
+    assert why_it_ended(spun, "zh_CN") == "内核用完了全部 CPU 时间（2 秒），被强制终止"
+    assert why_it_ended(spun) == "the kernel used all its CPU time (2 s) and was stopped"
+    assert i18n.current_language() == "en"
