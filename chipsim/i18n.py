@@ -131,10 +131,19 @@ def _declared_language(path: str, changed: int) -> str | None:
         chosen = data["metadata"]["chipsim"]["language"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    if not isinstance(chosen, str) or len(chosen) > 32:
-        return None
+    return spoken(chosen)
+
+
+def spoken(chosen: Any) -> str | None:
+    """``chosen`` as a language chipsim speaks (``"zh"`` -> ``"zh_CN"``), or None: what a
+    file or an answer names is its writer's data, so anything else is ignored, never an error.
+
+    Example:
+        >>> spoken("zh"), spoken("klingon"), spoken(42)
+        ('zh_CN', None, None)
+    """
     try:
-        return normalize(chosen)
+        return normalize(chosen) if isinstance(chosen, str) and len(chosen) <= 32 else None
     except ValueError:
         return None
 
@@ -194,6 +203,18 @@ def tr(message: str, /, **fields: Any) -> str:
         text = catalogue(language).get(message) or message
         _prepare_matplotlib()
     return _WIDE.format(text, **fields) if fields else text
+
+
+def tr_in(language: str, message: str, /, **fields: Any) -> str:
+    """:func:`tr` in ``language``, whatever the current language is (the grader writes in
+    each learner's own).
+
+    Example:
+        >>> tr_in("zh_CN", "bytes"), current_language() == ENGLISH
+        ('字节', True)
+    """
+    with use_language(language):
+        return tr(message, **fields)
 
 
 class _WideFormatter(string.Formatter):

@@ -131,14 +131,16 @@ def submit(
     if score is None:
         score = not grading
     problems = _problems(part, hidden)
-    # The practice draws are the learner's forecast of the graded cell; the grader meets the
-    # real thing (and its view cannot build them: a challenge's draw needs the reference).
-    draws = [] if hidden or grading else practice_draws(part)  # before the references go
+    # The forecast of the graded cell (time and size) is the learner's: the grader meets the
+    # real thing, and its view cannot build the practice draws (a challenge's needs the
+    # reference to be drawn).
+    forecast = not (hidden or grading)
+    draws = practice_draws(part) if forecast else []  # before the references are withheld
     started = time.perf_counter()
     with withheld(part.assignment):  # as in the grading view: the reference passes raise
         answers = {iid: _answer_one(iid, kind, obj, fns) for iid, (kind, obj) in problems.items()}
         seconds = time.perf_counter() - started
-        pace = None if hidden else paced(draws, _run(fns), Pace(seconds, len(problems)))
+        pace = paced(draws, _run(fns), Pace(seconds, len(problems))) if forecast else None
     doc = encode(part.id, answers, language=feedback_language())
     fatal, warning = False, ""
     if pace is not None:  # what the graded cell, with every instance, would meet

@@ -61,6 +61,7 @@ from grader.feedback.render import picture_output, result_output, text_output
 from grader.problems.hidden import configured, submission_key
 from grader.problems.parts import ASSIGNMENTS, PARTS, Part
 from grader.sandbox.manifest import Snapshot
+from grader.sandbox.outputs import TIMED_OUT
 from grader.sandbox.view import reference_sources
 from grader.scoring.answer import MIME
 from grader.scoring.credit import PartScore, zero
@@ -165,17 +166,17 @@ class RescoreAnswers(NbGraderPreprocessor):
                 )
                 return replace(zero(part.id, points, why, ids), counted=counted)
             if doc is None:
-                error = _error_text(cell)
-                if error.startswith("CellStopped: the cell ran for more than"):
+                ename, error = _error(cell)
+                if ename == TIMED_OUT:  # its words are the learner's language: its name is not
                     why = tr(
                         "no answer: {error}. Graded, this cell runs your function on all "
                         "{n} instances of the part, visible and hidden, within that time: "
                         "make it faster",
-                        error=error.removeprefix("CellStopped: "), n=len(ids),
+                        error=error, n=len(ids),
                     )  # fmt: skip
                 else:
                     why = tr("no answer found: the test cell must end with submit(...)")
-                    why += f" ({error})" if error else ""
+                    why += f" ({ename}: {error})" if ename else ""
                 return replace(zero(part.id, points, why, ids), counted=counted)
         counted = [i.id for i in part.hidden()]
         return score_answer(part, doc, points=points, counted=counted)
@@ -208,11 +209,12 @@ def _find_answer(cell: Any) -> Any:
     return found
 
 
-def _error_text(cell: Any) -> str:
+def _error(cell: Any) -> tuple[str, str]:
+    """The name and the message of the cell's first error output (``("", "")``: none)."""
     for out in cell.get("outputs", []):
         if out.get("output_type") == "error":
-            return f"{out.get('ename', 'Error')}: {str(out.get('evalue', ''))[:200]}"
-    return ""
+            return str(out.get("ename", "Error")), str(out.get("evalue", ""))[:200]
+    return "", ""
 
 
 #: Said in the feedback of a test cell the grader had to restore (grader.course.sanitize).

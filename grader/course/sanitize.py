@@ -39,8 +39,8 @@ import nbformat
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from chipsim.i18n import spoken
 from grader.scoring.answer import MIME
-from grader.scoring.grade import spoken
 
 #: The metadata keys that decide how nbgrader treats a cell.
 KEYS = ("grade", "solution", "locked", "task", "points", "schema_version")

@@ -40,6 +40,7 @@ from __future__ import annotations
 import base64
 import copy
 import io
+import math
 import re
 from typing import Any
 
@@ -117,18 +118,35 @@ def cjk_font_style(page: str) -> str:
 
 
 def shown_score(value: Any, precision: int = 0, method: str = "common") -> str:
-    """The template's ``round`` filter, which it applies to scores alone: the points as the
-    grade has them (:func:`~grader.scoring.credit.show_points`), whatever precision the
-    template asks for.
+    """The template's ``round`` filter, which it applies to points alone (scores, and a late
+    penalty, :func:`penalty_shown_whole`): the points as the grade has them
+    (:func:`~grader.scoring.credit.show_points`), whatever precision the template asks for.
 
     Example:
         >>> shown_score(2.998, 2), shown_score(4.0, 2), shown_score(1.5, 2)
         ('2.998', '4', '1.5')
     """
     try:
-        return show_points(float(value))
+        value = float(value)
     except (TypeError, ValueError):
         return str(value)
+    return show_points(value) if math.isfinite(value) else str(value)
+
+
+def penalty_shown_whole(resources: dict) -> None:
+    """A late penalty rounded *up* to the thousandth, in place: :func:`shown_score` rounds
+    down, and a page must not show less taken away than was.
+
+    Example:
+        >>> resources = {"nbgrader": {"score": 3.3333, "late_penalty": 0.6667}}
+        >>> penalty_shown_whole(resources)
+        >>> shown_score(resources["nbgrader"]["late_penalty"], 2)
+        '0.667'
+    """
+    grades = resources.get("nbgrader", {})
+    penalty = grades.get("late_penalty")
+    if isinstance(penalty, (int, float)) and math.isfinite(penalty):
+        grades["late_penalty"] = math.ceil(penalty * 1000 - 1e-9) / 1000
 
 
 #: nbconvert's alt text for an image without one.
@@ -198,9 +216,14 @@ class SafeFeedbackExporter(HTMLExporter):
     """nbconvert's HTML exporter, on a sanitised notebook, under a no-script policy; scores
     as the grade has them (:func:`shown_score`), Chinese text in the course's font."""
 
+    def _preprocess(self, nb: Any, resources: Any) -> tuple[Any, Any]:
+        nb, resources = super()._preprocess(nb, resources)  # nbgrader's GetGrades among them
+        penalty_shown_whole(resources)
+        return nb, resources
+
     def default_filters(self) -> Any:
         yield from super().default_filters()
-        yield "round", shown_score  # the template rounds scores only: show them as graded
+        yield "round", shown_score  # the template rounds points only: show them as graded
 
     def from_notebook_node(self, nb: Any, resources: Any = None, **kw: Any) -> tuple[str, Any]:
         nb = sanitized(nb)

@@ -57,7 +57,7 @@ from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer
 
 from chipsim.errors import ChipsimError
-from chipsim.i18n import ENGLISH, N_, tr, use_language
+from chipsim.i18n import ENGLISH, N_, tr, tr_in, use_language
 from chipsim.i18n import ENV_VAR as LANGUAGE_ENV
 from grader.problems import data as problem_data
 from grader.problems.hidden import configured, submission_key
@@ -72,7 +72,16 @@ from grader.sandbox.modes import (
     sandbox_mode,
     why_no_sandbox,
 )
-from grader.sandbox.outputs import MAX_DEPTH, OutputBudget, depth, note, too_deep
+from grader.sandbox.outputs import (
+    MAX_DEPTH,
+    STOPPED,
+    TIMED_OUT,
+    OutputBudget,
+    depth,
+    note,
+    stopped_output,
+    too_deep,
+)
 from grader.scoring.grade import remembered_language
 
 #: Kernel messages that carry output data (which may nest without limit).
@@ -81,13 +90,6 @@ DATA_MESSAGES = ("execute_result", "display_data", "update_display_data", "error
 
 class SandboxError(ChipsimError):
     """The grader could not run a notebook in the sandbox (not the learner's doing)."""
-
-
-def stopped_output(text: str) -> NotebookNode:
-    """The error output of a cell that was stopped (time limit, dead kernel, ...)."""
-    return NotebookNode(
-        output_type="error", ename="CellStopped", evalue=text, traceback=[f"CellStopped: {text}"]
-    )
 
 
 def why_it_ended(status: dict | None, language: str = ENGLISH) -> str:
@@ -315,8 +317,7 @@ class GuardedExecute(Execute):
     # -- cells: time limit, and the truth about a dead kernel -------------------------------
     def _say(self, message: str, **fields: Any) -> str:
         """``message`` (English, :func:`~chipsim.i18n.tr`) in the learner's language."""
-        with use_language(self._language):
-            return tr(message, **fields)
+        return tr_in(self._language, message, **fields)
 
     def on_cell_executed(self, **kwargs: Any) -> None:
         reply = kwargs["execute_reply"]
@@ -325,7 +326,7 @@ class GuardedExecute(Execute):
             text = self._say(N_("the cell ran for more than {limit} s and was interrupted"),
                              limit=self._get_timeout(cell))  # fmt: skip
             # First, so the feedback names the time limit rather than the KeyboardInterrupt.
-            cell.outputs.insert(0, stopped_output(text))
+            cell.outputs.insert(0, stopped_output(text, TIMED_OUT))
             self._failed.append(index)
             return
         super().on_cell_executed(**kwargs)
@@ -355,14 +356,17 @@ class GuardedExecute(Execute):
         except (CellTimeoutError, DeadKernelError) as exc:
             if isinstance(exc, DeadKernelError):
                 status = self._run.status(wait=3.0) if self._run else None
-                why = why_it_ended(status, self._language)
+                why, ename = why_it_ended(status, self._language), STOPPED
+                self.log.warning("cell %d: %s; restarting the kernel", cell_index,
+                                 why_it_ended(status))  # fmt: skip
             else:
                 ignored = N_("the cell ran for more than {limit} s and ignored the interrupt")
-                why = self._say(ignored, limit=self._get_timeout(cell))
-            self.log.warning("cell %d: %s; restarting the kernel", cell_index, why)
+                why, ename = self._say(ignored, limit=self._get_timeout(cell)), TIMED_OUT
+                self.log.warning("cell %d: past the time limit, ignored the interrupt; "
+                                 "restarting the kernel", cell_index)  # fmt: skip
             outputs = cell.get("outputs", [])
             restarted = self._say(N_("{why}; the kernel was restarted"), why=why)
-            cell.outputs = [stopped_output(restarted), *outputs]
+            cell.outputs = [stopped_output(restarted, ename), *outputs]
             self._failed.append(cell_index)
             await self._restart_and_replay(cell_index)
         if self._bad_messages > bad_before:

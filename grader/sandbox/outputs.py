@@ -25,7 +25,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from chipsim.i18n import ENGLISH, N_, tr, use_language
+from nbformat import NotebookNode
+
+from chipsim.i18n import ENGLISH, N_, tr_in
 from grader.scoring.answer import MAX_ANSWER_CHARS, MIME
 
 #: Deeper nesting than this in an output's data is cut (nbformat and json recurse on it).
@@ -75,9 +77,23 @@ def note(message: str, language: str = ENGLISH, /, **fields: Any) -> dict:
         >>> note(text, "zh_CN", n=2)["text"]
         '[评分程序忽略了内核发来的 2 条无法读取的消息]\\n'
     """
-    with use_language(language):
-        text = tr(message, **fields)
-    return {"output_type": "stream", "name": "stdout", "text": f"[{text}]\n"}
+    return {
+        "output_type": "stream",
+        "name": "stdout",
+        "text": f"[{tr_in(language, message, **fields)}]\n",
+    }
+
+
+#: The error names of a cell the grader stopped: past its time limit, or otherwise (a dead
+#: kernel, the notebook's time spent). The feedback reads them, not the note's words, which
+#: are in the learner's language.
+TIMED_OUT, STOPPED = "CellTimedOut", "CellStopped"
+
+
+def stopped_output(text: str, ename: str = STOPPED) -> NotebookNode:
+    """The error output of a cell the grader stopped, saying why (``text``)."""
+    return NotebookNode(output_type="error", ename=ename, evalue=text,
+                        traceback=[f"{ename}: {text}"])  # fmt: skip
 
 
 class OutputBudget:
@@ -149,5 +165,4 @@ def too_deep(language: str = ENGLISH) -> dict:
 def _human(n: int, language: str = ENGLISH) -> str:
     if n >= 2**20:
         return f"{n / 2**20:g} MiB"
-    with use_language(language):
-        return tr("{n:,} bytes", n=n)
+    return tr_in(language, "{n:,} bytes", n=n)

@@ -18,20 +18,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from chipsim.i18n import ENGLISH, normalize, tr, use_language
+from chipsim.i18n import ENGLISH, spoken, tr, use_language
 from grader.problems.parts import OVERLAP_PARTS, Part
 from grader.scoring.answer import decode
 from grader.scoring.checks import score_instance
 from grader.scoring.credit import PartScore, feedback_language, zero
-
-
-def spoken(chosen: Any) -> str | None:
-    """``chosen`` as a language chipsim speaks (``"zh"`` -> ``"zh_CN"``), or None: what a
-    learner's file says is their data, and anything else is ignored, never an error."""
-    try:
-        return normalize(chosen) if isinstance(chosen, str) and len(chosen) <= 32 else None
-    except ValueError:
-        return None
 
 
 def answer_language(doc: Any) -> str:

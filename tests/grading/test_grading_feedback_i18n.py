@@ -219,6 +219,27 @@ def test_what_the_sandbox_writes_into_a_notebook_speaks_the_learners_language():
         budget.start_cell()
         assert budget.admit(flood)["text"].startswith(start)
     spun = {"signal": int(signal.SIGXCPU), "cpu_s": 2.0, "limits": {"cpu_s": 2}}
-    assert why_it_ended(spun, "zh_CN") == "内核用完了全部 CPU 时间（2 秒），被强制终止"
     assert why_it_ended(spun) == "the kernel used all its CPU time (2 s) and was stopped"
-    assert i18n.current_language() == "en"
+    assert why_it_ended(spun, "zh_CN") == "内核用完了全部 CPU 时间（2 秒），被强制终止"
+    assert i18n.current_language() == "en"  # the Chinese was the last word: nothing leaked
+
+
+def test_a_timed_out_cell_is_told_to_be_faster_in_chinese_too():
+    """The feedback knows a cell ran out of time by the error's name, not by its words: a
+    Chinese learner's stopped cell is told to make the function faster, not to end the cell
+    with submit(...)."""
+    from nbformat import NotebookNode
+
+    from grader.course.rescore import RescoreAnswers
+    from grader.sandbox.outputs import TIMED_OUT, stopped_output
+
+    note = "这个单元格运行超过了 120 秒，被中断了"
+    cell = NotebookNode(cell_type="code", source="", metadata={"nbgrader": {"points": 4}},
+                        outputs=[stopped_output(note, TIMED_OUT)])  # fmt: skip
+    with i18n.use_language("zh_CN"):  # the language kept for the notebook, as rescore does
+        score = RescoreAnswers()._score(cell, PARTS["fusion_challenge"], [])
+    n = len(PARTS["fusion_challenge"].instances)
+    said = {s.message for s in score.instances}
+    assert said == {f"没有答案：{note}。评分时，这个单元格要在这段时间内把你的函数在本部分"
+                    f"全部 {n} 个实例（可见的和隐藏的）上各运行一次：请让你的函数更快"}  # fmt: skip
+    assert score.score == 0.0

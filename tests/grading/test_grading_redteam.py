@@ -65,7 +65,8 @@ def redteam(tmp_path_factory):
     before = checks.read_bytes()
     cases = students(released, solution, course)
     for name, (nb, _) in cases.items():
-        with warnings.catch_warnings():  # one attack hands in a test cell twice, ids and all
+        with warnings.catch_warnings():  # one attack hands in a test cell twice (its grade_id;
+            # nbformat renumbers the repeated cell id, and warns)
             warnings.simplefilter("ignore", nbformat.warnings.DuplicateCellId)
             submit_notebook(course, "fusion", name, nb)
     helper = course / "gradebook" / "submitted" / "honest_helper_module" / "fusion"
