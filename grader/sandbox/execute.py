@@ -326,7 +326,7 @@ class GuardedExecute(Execute):
             text = self._say(N_("the cell ran for more than {limit} s and was interrupted"),
                              limit=self._get_timeout(cell))  # fmt: skip
             # First, so the feedback names the time limit rather than the KeyboardInterrupt.
-            cell.outputs.insert(0, stopped_output(text, TIMED_OUT))
+            cell.outputs.insert(0, NotebookNode(stopped_output(text, TIMED_OUT)))
             self._failed.append(index)
             return
         super().on_cell_executed(**kwargs)
@@ -346,7 +346,7 @@ class GuardedExecute(Execute):
                    "all, and this cell would have started after that, so it did not run"),
                 seconds=self.notebook_seconds,
             )  # fmt: skip
-            cell.outputs = [stopped_output(why)]
+            cell.outputs = [NotebookNode(stopped_output(why))]
             self._failed.append(cell_index)
             return cell
         try:
@@ -366,7 +366,7 @@ class GuardedExecute(Execute):
                                  "restarting the kernel", cell_index)  # fmt: skip
             outputs = cell.get("outputs", [])
             restarted = self._say(N_("{why}; the kernel was restarted"), why=why)
-            cell.outputs = [stopped_output(restarted, ename), *outputs]
+            cell.outputs = [NotebookNode(stopped_output(restarted, ename)), *outputs]
             self._failed.append(cell_index)
             await self._restart_and_replay(cell_index)
         if self._bad_messages > bad_before:
