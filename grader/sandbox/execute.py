@@ -57,7 +57,7 @@ from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer
 
 from chipsim.errors import ChipsimError
-from chipsim.i18n import ENGLISH, N_, tr, tr_in, use_language
+from chipsim.i18n import ENGLISH, N_, spoken, tr, tr_in, use_language
 from chipsim.i18n import ENV_VAR as LANGUAGE_ENV
 from grader.problems import data as problem_data
 from grader.problems.hidden import configured, submission_key
@@ -182,9 +182,8 @@ class GuardedExecute(Execute):
         assignment = str(resources.get("nbgrader", {}).get("assignment", ""))
         folder = self._kernel_files(nb, resources, assignment, notes["submission"])
         self._env = {problem_data.HIDDEN_FILE_ENV: problem_data.HIDDEN_FILE}
-        language = nb.get("metadata", {}).get("chipsim", {}).get("language")
-        if isinstance(language, str):
-            self._env[LANGUAGE_ENV] = language
+        if spoken(nb.get("metadata", {}).get("chipsim", {}).get("language")):
+            self._env[LANGUAGE_ENV] = self._language  # the kernel speaks as the grader does
         try:
             if mode is not None:
                 self._env[problem_data.HIDDEN_FILE_ENV] = f"{HOME}/{problem_data.HIDDEN_FILE}"

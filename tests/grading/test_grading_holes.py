@@ -141,6 +141,25 @@ def test_a_notebook_has_a_wall_clock_budget_for_that_learner_only(tmp_path):
     assert "ran out of time" in texts[-1] and "7" not in texts[-1], texts
 
 
+@pytest.mark.parametrize(("named", "spoken"), [("klingon", "en"), ("zh", "zh_CN")])
+def test_the_kernel_speaks_the_language_the_grader_remembered(tmp_path, named, spoken):
+    """The kernel is told the language the grader's own notes use, never the metadata's raw
+    text: run without :class:`RememberLanguage` before it (which drops unknown names), a name
+    chipsim does not speak would make every translated message in the kernel raise."""
+    from grader.sandbox.execute import GuardedExecute
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["chipsim"] = {"language": named}
+    nb.cells = [
+        nbformat.v4.new_code_cell("from chipsim.i18n import current_language; current_language()")
+    ]
+    ex = GuardedExecute(sandbox=False, allow_unsandboxed=True, timeout=60)
+    ex.config.HiddenInstances.secret_file = str(tmp_path / "key")
+    nb, _ = ex.preprocess(nb, {"metadata": {"path": str(tmp_path)}})
+    (out,) = nb.cells[0].outputs
+    assert out.get("data", {}).get("text/plain") == repr(spoken), out
+
+
 def test_a_grading_run_has_a_time_budget(tmp_path, monkeypatch):
     from grader.gradebook.pool import grade_all
 
