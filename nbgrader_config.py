@@ -32,12 +32,12 @@ from nbgrader.preprocessors import (
     ClearOutput,
     DeduplicateIds,
     IgnorePattern,
-    LimitOutput,
     OverwriteCells,
     OverwriteKernelspec,
     SaveAutoGrades,
 )
 
+from grader.course.limit_output import LimitOutput
 from grader.course.local_exchange import from_environment
 from grader.course.rescore import RescoreAnswers
 from grader.course.sanitize import RememberLanguage, RestoreTestCells

@@ -124,6 +124,41 @@ def test_a_display_update_is_charged_for_every_output_it_rewrites():
     assert not budget.admit_update(update, copies=5)  # another 1 MB: dropped
 
 
+@pytest.mark.parametrize(
+    ("language", "said"), [("en", "lines of output left out"), ("zh_CN", "略去")]
+)
+def test_a_long_print_never_pushes_the_graders_note_out_of_the_feedback(language, said):
+    """nbgrader's cap on printed lines kept the first 1,000 and cut the rest, the grader's note
+    at the cell's end with them; the course's keeps both ends and says, in the learner's
+    language, how much it left out."""
+    from grader.course.limit_output import LimitOutput
+    from grader.sandbox.outputs import note
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["chipsim"] = {"language": language}
+    cell = nbformat.v4.new_code_cell("for k in range(3000): print(k)")
+    printed = "".join(f"{k}\n" for k in range(3000))
+    cell.outputs = [
+        nbformat.v4.new_output("stream", text=printed[:5000]),
+        nbformat.v4.new_output("stream", text=printed[5000:]),
+        nbformat.v4.new_output("display_data", data={"text/plain": "a figure"}),
+        nbformat.from_dict(
+            note("the grader ignored {n} unreadable message(s) from the kernel", language, n=2)
+        ),  # fmt: skip
+    ]
+    nb.cells = [cell]
+    nb, _ = LimitOutput(max_lines=1000).preprocess(nb, {})
+    outs = nb.cells[0].outputs
+    lines = "".join(o.text for o in outs if o.output_type == "stream").splitlines()
+    assert len(lines) == 1000, len(lines)
+    assert lines[:3] == ["0", "1", "2"] and lines[-2] == "2999", lines[-3:]
+    assert lines[-1] == note("the grader ignored {n} unreadable message(s) from the kernel",
+                             language, n=2)["text"].strip()  # fmt: skip
+    (cut,) = [line for line in lines if said in line]
+    assert "2002" in cut and "1000" in cut, cut  # 3,001 lines, 999 kept around the marker
+    assert [o.output_type for o in outs].count("display_data") == 1
+
+
 # -- 12. a notebook that never ends, and a run that never ends ----------------------------------
 def test_a_notebook_has_a_wall_clock_budget_for_that_learner_only(tmp_path):
     from grader.sandbox.execute import GuardedExecute
