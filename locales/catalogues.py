@@ -46,7 +46,7 @@ PO_WIDTH = 76
 # self-checks), plus tables of labels that are translated where they are shown (tr(TABLE[key])).
 RUNTIME_SOURCES = ("chipsim/**/*.py", "grader/**/*.py", "book/**/*.md", "solutions/*/*.ipynb")
 RUNTIME_TABLES = ("chipsim.hw.isa:UNIT_TITLES",)
-TR_NAMES = {"tr", "N_"}
+TR_NAMES = {"tr", "tr_in", "N_"}
 
 GLUE_ROLE = re.compile(r"\{glue(?P<kind>:text|:any)?\}`(?P<target>[^`]+)`")
 ANY_GLUE = re.compile(r"\{glue(?::\w+)?\}`([^`]+)`")
@@ -316,7 +316,8 @@ def _tr_calls(path: Path) -> list[tuple[str, int]]:
                 continue
             func = node.func
             name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
-            first = node.args[0]
+            # tr_in(language, "message", ...) names its language first
+            first = node.args[1] if name == "tr_in" and len(node.args) > 1 else node.args[0]
             if (
                 name in TR_NAMES
                 and isinstance(first, ast.Constant)

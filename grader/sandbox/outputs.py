@@ -164,4 +164,4 @@ def too_deep(language: str = ENGLISH) -> dict:
 def _human(n: int, language: str = ENGLISH) -> str:
     if n >= 2**20:
         return f"{n / 2**20:g} MiB"
-    return tr_in(language, N_("{n:,} bytes"), n=n)
+    return tr_in(language, "{n:,} bytes", n=n)

@@ -122,6 +122,7 @@ def test_runtime_catalogue_is_complete_and_keeps_every_field(editions, catalogue
     template = catalogues.runtime_messages()
     assert "schedule step" in template and "Tensor Core" in template  # code and tables
     assert "y = (x + 1) * 2 as a static graph" in template  # a chapter's code cell
+    assert "{n:,} bytes" in template  # tr_in(language, "...") names its language first
     for edition in editions.translations():
         po = ROOT / "chipsim" / "locales" / edition.language / "LC_MESSAGES" / "chipsim.po"
         status = catalogues.catalogue_status(template, po, "chipsim", runtime=True)
