@@ -30,7 +30,8 @@ from typing import Any
 
 from nbgrader.preprocessors import LimitOutput as NbgraderLimitOutput
 
-from chipsim.i18n import ENGLISH, N_, tr_in
+from chipsim.i18n import ENGLISH, N_
+from grader.sandbox.outputs import note
 from grader.scoring.grade import remembered_language
 
 LEFT_OUT = N_("... {n} lines of output left out here: a cell shows at most {limit} ...")
@@ -60,10 +61,10 @@ class LimitOutput(NbgraderLimitOutput):
         keep = max(self.max_lines - 1, 0)  # one line says what was left out
         head, tail = (keep + 1) // 2, keep // 2
         cut = len(lines) - head - tail
-        text = tr_in(self._language, LEFT_OUT, n=cut, limit=self.max_lines)
-        marker = (lines[head - 1][0] if head else lines[0][0], f"[{text}]\n")
-        if head and not lines[head - 1][1].endswith("\n"):
-            marker = (marker[0], "\n" + marker[1])
+        # said as every note of the grader's is said, in the output the kept head ends in
+        said = note(LEFT_OUT, self._language, n=cut, limit=self.max_lines)["text"]
+        where, last = lines[head - 1] if head else (lines[0][0], "\n")
+        marker = (where, said if last.endswith("\n") else "\n" + said)
         kept = [*lines[:head], marker, *lines[len(lines) - tail :]]
         texts: dict[int, str] = {}
         for k, line in kept:
