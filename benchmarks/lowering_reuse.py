@@ -2,8 +2,8 @@
 
 A pass that searches with the simulator (the fusion challenge's model solution: hill climbing
 over merges, moves and splits) compiles the whole graph for every partition it tries, and each
-compile lowers every kernel again (``chipsim.codegen.link``), though a step changes one or two
-of them. This script runs the model's ``my_fusion`` on the fusion challenge's hidden instances
+compile asks for every kernel's lowering again (``chipsim.codegen.link``), though a step
+changes one or two of them. This script runs the model's ``my_fusion`` on the fusion challenge's hidden instances
 of one secret and counts the kernels lowered, and how many of them were lowered before in the
 same search:
 
@@ -13,8 +13,11 @@ same search:
 * ``relocatable``: the same nodes, memory levels and window *size*, the offsets may differ:
   a cache of programs that can be moved to other addresses would return them.
 
-It measures only; nothing in chipsim caches. (Simulation is not counted: in a graph launch
-the kernels are not separated by a barrier, so a kernel's cycles depend on its neighbours.)
+Since 2026-12-05 chipsim keeps such a cache (``chipsim.codegen.link``'s memo, keyed on the
+exact kernel and its name): the ``exact`` column is about its hit rate, and ``pass s`` the
+search's time with it. The kernels are counted where ``link`` asks for each one's lowering,
+before the memo answers. (Simulation is not counted: in a graph launch the kernels are not
+separated by a barrier, so a kernel's cycles depend on its neighbours.)
 
 Usage: ``.venv/bin/python benchmarks/lowering_reuse.py [--secret TEXT]``
 """
@@ -59,27 +62,27 @@ def main() -> None:
     part = PARTS["fusion_challenge"]
     part = part.bind(seeds_for(args.secret.encode(), [part.id], "a submission"))
     my_fusion = model_functions()[part.id][0]
-    lower = link.lower
+    lowered = link._lowered
     print("| instance | kernels lowered | exact repeats | relocatable repeats | pass s |")
     print("|---|---:|---:|---:|---:|")
     for inst in part.hidden():
         graph, seen, counts = inst.build(), {"exact": set(), "relocatable": set()}, {}
 
-        def counting(kernel, *a, seen=seen, counts=counts, **kw):
+        def counting(kernel, *a, seen=seen, counts=counts):
             counts["lowered"] = counts.get("lowered", 0) + 1
             for name, key in (("exact", exact), ("relocatable", relocatable)):
                 k = key(kernel)
                 counts[name] = counts.get(name, 0) + (k in seen[name])
                 seen[name].add(k)
-            return lower(kernel, *a, **kw)
+            return lowered(kernel, *a)
 
-        link.lower = counting
+        link._lowered = counting
         clock = time.perf_counter()
         try:
             with withheld(part.assignment), contextlib.redirect_stdout(io.StringIO()):
                 my_fusion(graph, get_chip(CHIP))
         finally:
-            link.lower = lower
+            link._lowered = lowered
         n = counts["lowered"]
         print(f"| {inst.id} | {n:,} | {counts['exact'] / n:.0%} | "
               f"{counts['relocatable'] / n:.0%} | {time.perf_counter() - clock:.1f} |")  # fmt: skip

@@ -19,7 +19,9 @@ Memory layout:
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from typing import Any
 
 from chipsim.codegen.dma import dma
 from chipsim.codegen.kernel import KernelSpan, KernelSpec, Location
@@ -73,7 +75,7 @@ def link(
     instructions, spans = _input_loads(graph, locations, host_inputs)
     for kernel in kernels:
         first = len(instructions)
-        instructions += lower(kernel, chip, double_buffer=double_buffer, launch="graph")
+        instructions += _lowered(kernel, chip, double_buffer)
         spans.append(KernelSpan(kernel.name, first, len(instructions)))
     return Linked(locations, host_inputs, kernels, instructions, spans)
 
@@ -113,7 +115,7 @@ def _kernels(
                 f"kernel {spec.name}: no memory for {missing[0]}; this is a compiler bug"
             )
         spec = KernelSpec(spec.name, spec.nodes, spec.inputs, spec.outputs, where, window)
-        need = scratch_bytes(spec, chip)
+        need = _remembered(("scratch", _identity(spec), chip), scratch_bytes, spec, chip)
         if need:
             check_capacity(
                 DRAM,
@@ -134,6 +136,49 @@ def _kernels(
     # unique, readable names: fused_add_relu, fused_add_relu_1 (the one naming rule)
     names = unique_kernel_names(graph, partition.groups)
     return [dataclasses.replace(k, name=n) for k, n in zip(kernels, names, strict=True)]
+
+
+# A memo of each kernel's lowering and scratch need, both pure functions of what their keys
+# hold. A fusion search compiles the whole graph for every partition it tries, and a step
+# changes one or two of its kernels: the others are lowered again exactly as before (77-87% of
+# a transformer block's lowerings in the fusion challenge's search, measured by
+# ``benchmarks/lowering_reuse.py``). The key holds the kernel's nodes and values themselves
+# (they compare by identity), so a hit is the same kernel of the same graph at the same
+# addresses, and returns exactly what lowering it again would. Instructions are immutable, so
+# programs share them. Bounded by the instructions it holds (about 100 MB at most); when full
+# it starts again empty, as :data:`chipsim.codegen.block_sizes._CHOSEN` does.
+_LINKED: dict[Hashable, Any] = {}
+_LINKED_LIMIT = 200_000  # instructions (a scratch need counts as one)
+_linked_size = 0
+
+
+def _identity(spec: KernelSpec) -> tuple:
+    """Everything :func:`lower` reads of ``spec`` but its name and DRAM scratch."""
+    return (spec.nodes, spec.inputs, spec.outputs, tuple(spec.location.items()), spec.sram_window)
+
+
+def _remembered(key: Hashable, make: Callable[..., Any], *args: Any) -> Any:
+    """``make(*args)``, remembered under ``key`` (see above)."""
+    global _linked_size
+    if key not in _LINKED:
+        made = make(*args)
+        size = len(made) if isinstance(made, tuple) else 1
+        if _linked_size + size > _LINKED_LIMIT:
+            _LINKED.clear()
+            _linked_size = 0
+        _LINKED[key] = made
+        _linked_size += size
+    return _LINKED[key]
+
+
+def _lowered(kernel: KernelSpec, chip: Chip, double_buffer: bool) -> tuple[Instr, ...]:
+    """``kernel``'s instructions in a graph launch, remembered (see above)."""
+    key = ("lowered", _identity(kernel), kernel.name, kernel.scratch, chip, double_buffer)
+    return _remembered(key, _lower_graph, kernel, chip, double_buffer)
+
+
+def _lower_graph(kernel: KernelSpec, chip: Chip, double_buffer: bool) -> tuple[Instr, ...]:
+    return tuple(lower(kernel, chip, double_buffer=double_buffer, launch="graph"))
 
 
 def _input_loads(

@@ -297,6 +297,21 @@ def list_chips() -> list[str]:
     return sorted(p.stem for p in PRESET_DIR.glob("*.toml"))
 
 
+# Chips read from files, by path and the file's modification time and size: compiling by a
+# chip's name reads its file once (reading it took 6% of a fusion search that compiles by
+# name), and a file written since (``python -m chipsim calibrate``) is read again. Chips are
+# immutable, so callers share them.
+_READ: dict[tuple[str, int, int], Chip] = {}
+
+
+def _read(path: Path) -> Chip:
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    if key not in _READ:
+        _READ[key] = Chip.from_file(path)
+    return _READ[key]
+
+
 def get_chip(name: str | Chip) -> Chip:
     """A preset chip by name (``"edge-npu"``, ``"datacenter-gpu"``, ``"cpu-simd"``), or a path.
 
@@ -308,9 +323,9 @@ def get_chip(name: str | Chip) -> Chip:
         return name
     path = PRESET_DIR / f"{name}.toml"
     if path.exists():
-        return Chip.from_file(path)
+        return _read(path)
     if Path(name).suffix in (".toml", ".json") and Path(name).exists():
-        return Chip.from_file(name)
+        return _read(Path(name))
     raise ChipConfigError(
         f"unknown chip {name!r}; presets: {', '.join(list_chips())} "
         f"(or give the path of a .toml/.json chip file)"
