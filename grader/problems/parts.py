@@ -210,7 +210,7 @@ def _hidden(
 #: so a family cheap to draw and solve may be drawn often: the memory challenge's tight arenas,
 #: where a planner's credit varies most from draw to draw.
 HIDDEN_PER_FAMILY = {
-    "classify": 1, "chains": 6, "dense": 96, "transformer": 4, "cnn": 4,
+    "classify": 1, "chains": 6, "dense": 96, "transformer": 8, "cnn": 16,
     "liveness": 24, "first_fit": 40, "arena": 48, "plan": 40, "tight": 200,
     "units": 6, "tiling": 6, "streaming": 40, "conv": 32, "mlp": 32,
 }  # fmt: skip
