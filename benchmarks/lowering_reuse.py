@@ -3,9 +3,9 @@
 A pass that searches with the simulator (the fusion challenge's model solution: hill climbing
 over merges, moves and splits) compiles the whole graph for every partition it tries, and each
 compile asks for every kernel's lowering again (``chipsim.codegen.link``), though a step
-changes one or two of them. This script runs the model's ``my_fusion`` on the fusion challenge's hidden instances
-of one secret and counts the kernels lowered, and how many of them were lowered before in the
-same search:
+changes one or two of them. This script runs the model's ``my_fusion`` on the fusion
+challenge's hidden instances of one secret and counts the kernels lowered, and how many of
+them were lowered before in the same search:
 
 * ``exact``: the same nodes, the same address of every input and output, the same SRAM
   window and scratch: a cache keyed on everything ``lower`` reads would return them as they

@@ -208,7 +208,7 @@ def _hidden(
 #: notebook's points over course secrets is measured by ``benchmarks/grading_spread.py``).
 #: Each family weighs the same in a part's points whatever its count (:meth:`Part.families`),
 #: so a family cheap to draw and solve may be drawn often: the memory challenge's tight arenas,
-#: where a planner's credit varies most from draw to draw.
+#: where a planner's credit varies most from draw to draw, and the fusion challenge's small CNNs.
 HIDDEN_PER_FAMILY = {
     "classify": 1, "chains": 6, "dense": 96, "transformer": 8, "cnn": 16,
     "liveness": 24, "first_fit": 40, "arena": 48, "plan": 40, "tight": 200,
