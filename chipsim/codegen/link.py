@@ -152,6 +152,14 @@ _LINKED_LIMIT = 200_000  # instructions (a scratch need counts as one)
 _linked_size = 0
 
 
+def forget() -> None:
+    """Empty the memo (for a caller that must see all the work each compile does, e.g. a
+    test tracing which functions a call runs)."""
+    global _linked_size
+    _LINKED.clear()
+    _linked_size = 0
+
+
 def _identity(spec: KernelSpec) -> tuple:
     """Everything :func:`lower` reads of ``spec`` but its name and DRAM scratch."""
     return (spec.nodes, spec.inputs, spec.outputs, tuple(spec.location.items()), spec.sram_window)

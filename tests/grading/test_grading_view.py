@@ -87,6 +87,12 @@ def _traced(fn) -> set[tuple[str, str]]:
                     rel = os.path.relpath(code.co_filename, package)
                     seen.add((module_name(rel, package.name), code.co_qualname))
 
+    # what a call runs, not what an earlier call left in the compile's memos
+    import chipsim.codegen.link as link
+    import chipsim.hw.chip as chips
+
+    link.forget()
+    chips._READ.clear()
     sys.setprofile(profile)
     try:
         fn()
