@@ -297,19 +297,19 @@ def list_chips() -> list[str]:
     return sorted(p.stem for p in PRESET_DIR.glob("*.toml"))
 
 
-# Chips read from files, by path and the file's modification time and size: compiling by a
-# chip's name reads its file once (reading it took 6% of a fusion search that compiles by
+# The chip last read from each file, with the file's modification time and size: compiling by
+# a chip's name reads its file once (reading it took 6% of a fusion search that compiles by
 # name), and a file written since (``python -m chipsim calibrate``) is read again. Chips are
 # immutable, so callers share them.
-_READ: dict[tuple[str, int, int], Chip] = {}
+_READ: dict[str, tuple[int, int, Chip]] = {}
 
 
 def _read(path: Path) -> Chip:
-    stat = path.stat()
-    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
-    if key not in _READ:
-        _READ[key] = Chip.from_file(path)
-    return _READ[key]
+    stat, where = path.stat(), str(path.resolve())
+    held = _READ.get(where)
+    if held is None or held[:2] != (stat.st_mtime_ns, stat.st_size):
+        held = _READ[where] = (stat.st_mtime_ns, stat.st_size, Chip.from_file(path))
+    return held[2]
 
 
 def get_chip(name: str | Chip) -> Chip:
