@@ -87,16 +87,20 @@ def pooled(run, iids, _):
     return min(1.0, max(0.0, saved / room)) if room > 0 else 1.0
 
 
+def middlings() -> dict[str, tuple]:
+    """The two middling answers to the challenge: ``{name: functions}``."""
+    return {
+        "chain fusion (part 2)": middling_functions()[PART.id],
+        "epilogue pass (part 3)": (model_functions()["fusion_epilogue"][0],),
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--secrets", type=int, default=20)
     args = ap.parse_args()
     clock = time.perf_counter()
-    solutions = {
-        "chain fusion (part 2)": middling_functions()[PART.id],
-        "epilogue pass (part 3)": (model_functions()["fusion_epilogue"][0],),
-    }
-    runs = {name: cycles(fns, args.secrets) for name, fns in solutions.items()}
+    runs = {name: cycles(fns, args.secrets) for name, fns in middlings().items()}
     epilogue = runs["epilogue pass (part 3)"]
     print(f"| middling | rule | min - max | spread | mean |  ({args.secrets} secrets)")
     print("|---|---|---|---:|---:|")
