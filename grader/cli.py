@@ -110,7 +110,8 @@ def grade(args: argparse.Namespace) -> int:
     csv = report.write_csv(rows, course / "gradebook" / "grades.csv")
     png = report.plot_distribution(rows, course / "gradebook" / "score_distribution.png")
     flags = write_flags(course)
-    print(f"{len(run.outcomes)} notebooks graded; grades: {csv}; distribution: {png}")
+    n = len(run.outcomes)
+    print(f"{n} notebook{'' if n == 1 else 's'} graded; grades: {csv}; distribution: {png}")
     for student, total in report.totals(rows).items():
         print(f"  {student:20} {total:7.3f}")
     if flags:

@@ -210,11 +210,21 @@ def _answer_one(
         with redirect_stderr(io.StringIO()):
             return _RUNNERS[kind](obj, fns)
     except Exception as exc:  # the learner's code may raise anything: it is recorded, not fatal
-        where = traceback.extract_tb(exc.__traceback__)[-1]
+        where = _learner_frame(exc)
         at = tr("(line {line} of {function})", line=where.lineno, function=where.name)
         msg = f"{type(exc).__name__}: {exc} {at}"
         print(f"{instance}: {msg}")
         return {"error": msg}
+
+
+def _learner_frame(exc: BaseException) -> traceback.FrameSummary:
+    """The innermost frame of ``exc``'s traceback in the learner's code (chipsim's
+    :func:`~chipsim.compiler.fusion.your_frame`: not chipsim, Python, a library or a
+    withheld reference's stub), so that an error raised deep in chipsim or by a withheld
+    pass names the learner's line that led there; the innermost frame when none is theirs."""
+    from chipsim.compiler.fusion import your_frame
+
+    return your_frame(exc) or traceback.extract_tb(exc.__traceback__)[-1]
 
 
 def _classify(items: dict, fns: tuple) -> dict:

@@ -118,6 +118,7 @@ class KernelBuilder:
         self.instructions: list[Instr] = []
         self._data: list[dict[str, Any]] = []
         self._held: dict[int, _Held] = {}  # SRAM start offset -> what is there
+        self._lost: dict[int, tuple[_Held, int]] = {}  # start -> what was there, overwritten by
         self._stored: dict[Value, list[tuple[tuple, int]]] = {}  # tile key, instruction
         #: the tile sizes, when the code generator chose them (:func:`generated`)
         self.blocks: Blocks | None = None
@@ -321,6 +322,11 @@ class KernelBuilder:
 
     def _what(self, at: int) -> str:
         held = self._held.get(at)
+        if held is None and at in self._lost:
+            was, by = self._lost[at]
+            return (f"SRAM {at} held {self.names[was.value]}{_key_text(was.key)} (written by "
+                    f"instruction #{was.by}) until instruction #{by} wrote over it (tiles in use "
+                    "at the same time need bytes that do not overlap)")  # fmt: skip
         if held is None:
             return f"nothing has been written at SRAM {at}"
         what = "a partial sum of " if held.partial else ""
@@ -374,9 +380,9 @@ class KernelBuilder:
 
     def _hold(self, at: int, op: Operand, v: Value, tile: Tile, partial: bool) -> None:
         lo, hi = op.byte_range()
-        for start in [s for s, h in self._held.items() if s < hi and lo < h.end]:
-            del self._held[start]  # overwritten, wholly or in part
         by = len(self.instructions) - 1
+        for start in [s for s, h in self._held.items() if s < hi and lo < h.end]:
+            self._lost[start] = (self._held.pop(start), by)  # overwritten, wholly or in part
         self._held[at] = _Held(v, _key(self.blocked.maps[v], tile), hi, by, partial)
 
     def _emit(self, instr: Instr, data: dict[str, Any] | None) -> None:

@@ -235,23 +235,31 @@ _COMPREHENSIONS = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>")
 
 
 def _own_code(filename: str) -> bool:
-    """Whether ``filename`` is the caller's code: not chipsim's, not Python's or a library's."""
-    path = os.path.abspath(filename)
-    return not path.startswith((_PACKAGE, *_LIBRARIES)) and not path.startswith("<frozen")
+    """Whether ``filename`` is the caller's code: not chipsim's, not Python's or a library's,
+    and not code generated without a file (``<frozen ...>``, a stand-in such as the grader's
+    ``<withheld reference>``), but for IPython's cells (``<ipython-input-...>``)."""
+    if filename.startswith("<"):
+        return filename.startswith("<ipython-input")
+    return not os.path.abspath(filename).startswith((_PACKAGE, *_LIBRARIES))
 
 
-def where_in_your_code(exc: BaseException) -> str:
-    """`` at cell.py, line 7, in my_fusion: return merge(groups)``: the innermost frame of
-    ``exc``'s traceback that is the caller's own code (not chipsim, Python or a library);
-    ``""`` if there is none."""
+def your_frame(exc: BaseException) -> traceback.FrameSummary | None:
+    """The innermost frame of ``exc``'s traceback that is the caller's own code (not chipsim,
+    Python, a library or generated code), or None if there is none."""
     frames = [
         f
         for f in traceback.extract_tb(exc.__traceback__)
         if _own_code(f.filename) and f.name not in _COMPREHENSIONS  # the line is its caller's
     ]
-    if not frames:
+    return frames[-1] if frames else None
+
+
+def where_in_your_code(exc: BaseException) -> str:
+    """`` at cell.py, line 7, in my_fusion: return merge(groups)``: where :func:`your_frame`
+    is; ``""`` if there is none."""
+    f = your_frame(exc)
+    if f is None:
         return ""
-    f = frames[-1]
     line = f": {f.line.strip()}" if f.line else ""
     return f" at {os.path.basename(f.filename)}, line {f.lineno}, in {f.name}{line}"
 

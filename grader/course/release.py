@@ -142,15 +142,15 @@ def learner_notebooks(course: Path, assignments: Iterable[str]) -> list[Choice]:
             newer = max(edited, key=lambda p: p.stat().st_mtime)
             older = ex if newer == mine else mine
             why = (
-                f"both {_rel(course, mine)} and {_rel(course, ex)} hold your edits: graded "
+                f"both {_rel(course, mine)} and {_rel(course, ex)} hold your edits: grading "
                 f"the one saved last, {_rel(course, newer)} (not {_rel(course, older)})"
             )
             out.append(Choice(a, newer, why))
         elif edited:
-            out.append(Choice(a, edited[0], f"graded {_rel(course, edited[0])}"))
+            out.append(Choice(a, edited[0], f"grading {_rel(course, edited[0])}"))
         elif mine.is_file() or ex.is_file():
             path = mine if mine.is_file() else ex
-            out.append(Choice(a, path, f"graded {_rel(course, path)} (no edits yet: the blank "
+            out.append(Choice(a, path, f"grading {_rel(course, path)} (no edits yet: the blank "
                                        "release scores 0)"))  # fmt: skip
         else:
             out.append(Choice(a, None, f"no notebook for {a} in my-work/ or exercises/"))

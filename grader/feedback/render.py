@@ -43,13 +43,17 @@ def text_output(text: str) -> dict[str, Any]:
 def picture_output(score: PartScore) -> dict[str, Any] | None:
     """Yours beside the reference's where you lost the most: the counted instance with the
     least credit that has a picture (the first of them on a tie; a visible one when no
-    counted instance has a picture), or None."""
+    counted instance has a picture), or None. None too when that instance lost nothing while
+    the part lost points elsewhere (on an invalid answer, which has no picture: the part's
+    explanation names it), so that a picture never shows a match where the part lost."""
     pictured = [s for s in score.counted_scores() if s.picture is not None] or [
         s for s in score.instances if s.picture is not None
     ]
     if not pictured:
         return None
     shown = min(pictured, key=lambda s: s.fraction)
+    if shown.fraction >= 1 and score.fraction < 1:
+        return None
     with warnings.catch_warnings(), use_language(score.language):  # the learner's language
         warnings.simplefilter("ignore")
         png = _draw(shown.instance, *shown.picture)
@@ -114,5 +118,9 @@ def figure(instance: str, theirs: Any, reference: Any) -> Any:
         else:
             title = tr("{who}: arena {bytes:,} B", who=who, bytes=obj.arena_size)
             obj.draw(ax=ax, labels=False, title=title)
+    if not timed and axes[0].get_ylabel() == axes[1].get_ylabel():  # the same unit: one scale,
+        top = max(ax.get_ylim()[1] for ax in axes)  # so a larger arena looks taller
+        for ax in axes:
+            ax.set_ylim(0, top)
     fig.suptitle(tr("instance {instance}", instance=instance))
     return fig

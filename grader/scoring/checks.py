@@ -27,7 +27,13 @@ from chipsim.i18n import tr
 from grader.problems.families import compile_with
 from grader.problems.parts import ALIGNMENT, OVERLAP_PARTS, Instance, Part
 from grader.scoring.answer import graph_fingerprint, records_fingerprint
-from grader.scoring.credit import BASELINE_CREDIT, InstanceScore, credit, segment
+from grader.scoring.credit import (
+    BASELINE_CREDIT,
+    InstanceScore,
+    credit,
+    segment,
+    separates,
+)
 from grader.scoring.diagnosis import slower_kernel
 from grader.scoring.equivalence import first_mismatch, mismatch, random_inputs
 from grader.scoring.references import Ran, baseline, built, plan_strategy, target_chip
@@ -42,7 +48,7 @@ def score_instance(part: Part, inst: Instance, answer: Any) -> InstanceScore:
     if not isinstance(answer, dict):
         return InstanceScore(inst.id, 0.0, tr("no answer for this instance"))
     if "error" in answer:
-        why = tr("your function raised {error}", error=str(answer["error"])[:300])
+        why = tr("your function raised {error}", error=clipped(str(answer["error"])))
         return InstanceScore(inst.id, 0.0, why)
     check = _CHECKS[inst.kind]
     with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -50,8 +56,22 @@ def score_instance(part: Part, inst: Instance, answer: Any) -> InstanceScore:
         try:
             return check(part, inst, answer)
         except (ChipsimError, KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
-            why = tr("invalid answer: {error}", error=f"{type(exc).__name__}: {str(exc)[:300]}")
+            why = tr("invalid answer: {error}", error=clipped(f"{type(exc).__name__}: {exc}"))
             return InstanceScore(inst.id, 0.0, why, invalid=True)
+
+
+#: The longest error message an instance's line quotes (a whole traceback's worth is cut).
+MESSAGE_CHARS = 800
+
+
+def clipped(message: str) -> str:
+    """``message``, cut at :data:`MESSAGE_CHARS` with an ellipsis that says it was cut.
+
+    Example:
+        >>> clipped("x" * 900).endswith("x…"), len(clipped("x" * 900))
+        (True, 801)
+    """
+    return message if len(message) <= MESSAGE_CHARS else message[:MESSAGE_CHARS] + "…"
 
 
 def field(answer: dict, key: str, kind: type | tuple[type, ...]) -> Any:
@@ -362,7 +382,15 @@ def _timed(
     if simple is not None:
         numbers["baseline"] = int(simple)
     unit = tr("cycles") if unit == "cycles" else tr("bytes")
-    if frac >= 1.0:
+    if frac >= 1.0 and not separates(ref, naive, slack=part.slack):
+        how = tr(
+            "at or below the reference: full credit ({theirs:,} <= {ref:,} {unit}; here the "
+            "reference is no faster than naive, so there is nothing to earn beyond it)",
+            theirs=theirs,
+            ref=ref,
+            unit=unit,
+        )
+    elif frac >= 1.0:
         how = tr(
             "at or below the reference: full credit ({theirs:,} <= {ref:,} {unit})",
             theirs=theirs,
@@ -406,6 +434,9 @@ def _between(part: Part, frac: float, theirs: int, ref: int, naive: int, simple:
     line bends at the baseline exactly when :func:`~grader.scoring.credit.credit` bends it)."""
     last = math.floor(ref * (1 + part.slack))  # the largest result with full credit
     piece = segment(theirs, ref, naive, baseline=simple, slack=part.slack)
+    if piece in ("lower", "upper") and theirs == simple:
+        return tr("the same as {name}: {half:.0%} credit", name=part.baseline,
+                  half=BASELINE_CREDIT)  # fmt: skip
     if piece == "lower":
         return tr("between naive (0%) and {name} ({half:.0%}) on the line",
                   name=part.baseline, half=BASELINE_CREDIT)  # fmt: skip

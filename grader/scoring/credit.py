@@ -102,11 +102,17 @@ def segment(
     full = reference * (1 + slack)
     if theirs <= full:
         return "full"
-    if naive <= full:
+    if not separates(reference, naive, slack=slack):
         return "flat"
     if baseline is None or not full < baseline < naive:
         return "line"
     return "lower" if theirs >= baseline else "upper"
+
+
+def separates(reference: float, naive: float, *, slack: float = 0.0) -> bool:
+    """Whether an instance separates answers: its naive baseline is above full credit
+    (otherwise every answer at or below the reference earns it all, the naive one too)."""
+    return naive > reference * (1 + slack)
 
 
 def _clip(x: float) -> float:
@@ -220,6 +226,8 @@ class PartScore:
             lines.append("  " + tr("Graded on {n} hidden instances, drawn for this submission; "
                                    "the {k} with the least credit:", n=len(counted),
                                    k=len(listed)))  # fmt: skip
+        elif preview and len(counted) == 1:
+            lines.append("  " + tr("Graded on one hidden instance, drawn for this submission:"))
         elif preview:
             lines.append("  " + tr("Graded on {n} hidden instances, drawn for this submission:",
                                    n=len(counted)))  # fmt: skip

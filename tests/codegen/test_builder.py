@@ -164,6 +164,18 @@ def test_a_tile_overwritten_by_a_later_load_is_not_there_any_more(kb):
         kb.contract(t1, at=16384, inputs={"%0": 0, "%1": 8192})
 
 
+def test_a_tile_partly_overwritten_by_a_later_load_names_that_load(kb):
+    """A learner loaded x at 0 and w at 1024, inside x's bytes: "nothing has been written at
+    SRAM 0" sent them to check a load that was right; the error names the one that was not."""
+    t = kb.tile()
+    kb.load("%0", t, at=0)
+    kb.load("%1", t, at=1024)  # x's tile is 64 x 64 x 4 B: this lands inside it
+    with pytest.raises(PlanError, match=r"reads %0\[.*\] at SRAM 0, but SRAM 0 held %0\[.*\] "
+                                        r"\(written by instruction #0\) until instruction #1 "
+                                        r"wrote over it"):  # fmt: skip
+        kb.contract(t, at=32768, inputs={"%0": 0, "%1": 1024})
+
+
 def test_a_buffer_past_the_end_of_sram_is_refused(kb):
     with pytest.raises(PlanError, match=r"instruction #0 \(load\).*ends past the 524,288 B of "
                                         r"SRAM: use smaller tiles"):  # fmt: skip

@@ -73,3 +73,40 @@ def test_a_feedback_picture_is_the_same_whatever_the_process_drew_before():
         after = render.picture_output(scored)["data"]["image/png"]
         assert mpl.rcParams["axes.spines.top"] is False  # the process's style, left alone
     assert before == after
+
+
+def test_no_picture_shows_a_match_where_the_part_lost_on_an_invalid_answer():
+    """A learner whose plan was invalid on one instance saw a picture of another instance,
+    where their plan matched the reference's: the picture said "perfect", the part said 0."""
+    from dataclasses import replace
+
+    from grader.feedback.render import picture_output
+    from grader.notebook import _RUNNERS
+    from grader.scoring.answer import encode
+
+    part = PARTS["fusion_chains"]
+    visible = [i.id for i in part.instances if not i.hidden]
+    answers = {
+        i.id: _RUNNERS[i.kind](i.build(), (fuse_elementwise_chains,)) for i in part.visible()
+    }
+    scored = score_answer(part, encode(part.id, answers), points=3, required=visible)
+    matched, other = scored.instances[0], scored.instances[1]
+    assert matched.picture is not None
+    full = replace(matched, fraction=1.0)
+    invalid = replace(other, fraction=0.0, picture=None, invalid=True)
+    assert picture_output(replace(scored, instances=(full, invalid))) is None
+    # a part that lost on the pictured instance itself still shows it
+    lost = replace(matched, fraction=0.4)
+    assert picture_output(replace(scored, instances=(lost, invalid))) is not None
+
+
+def test_two_memory_plans_are_drawn_on_one_scale():
+    """A plan 22% larger than the reference's looked as tall as it: each axis had its own."""
+    from chipsim.passes.memory import UsageRecord, greedy_by_size, naive
+
+    records = [UsageRecord("a", 4096, 0, 2), UsageRecord("b", 4096, 2, 4)]
+    small, large = greedy_by_size(records), naive(records)
+    assert large.arena_size > small.arena_size
+    fig = figure("tight_h1", large, small)
+    tops = [ax.get_ylim()[1] for ax in fig.axes]
+    assert tops[0] == tops[1] and tops[0] >= large.arena_size / 1024

@@ -286,7 +286,7 @@ def test_the_explanation_states_the_line_the_credit_was_read_from():
                           required=["tight_40"])  # fmt: skip
     (only,) = scored.instances
     assert only.fraction == 0.5, only.message
-    assert "between naive (0%) and greedy_by_size (50%) on the line" in only.message
+    assert "the same as greedy_by_size: 50% credit" in only.message
     text = scored.explain()
     assert "50% at greedy_by_size, 100% at full credit" in text
     assert "full credit = reference x 1.06" in text
@@ -320,6 +320,29 @@ def test_the_words_follow_the_line_where_the_baseline_does_not_bend_it():
     bent = _timed(part, inst, 1100, {"reference": 1010, "naive": 2000, "baseline": 1200},
                   "bytes", None)  # fmt: skip
     assert "full credit (at most 1,070)" in bent.message  # 1,070.6: 1,071 would not be full
+
+
+def test_the_words_say_when_an_answer_is_the_baseline_or_the_instance_separates_nothing():
+    """A learner read "between naive (0%) and greedy_by_size (50%)" for an arena exactly
+    greedy's, and "full credit" for no fusion where the reference was slower than no fusion
+    (the part says none at no fusion): the words now say what happened."""
+    from grader.scoring.checks import _timed
+
+    part = PARTS["memory_challenge"]
+    inst = part.instance("tight_40")
+    same = _timed(part, inst, 1500, {"reference": 1000, "naive": 2000, "baseline": 1500},
+                  "bytes", None)  # fmt: skip
+    assert same.fraction == 0.5
+    assert "the same as greedy_by_size: 50% credit" in same.message
+    assert "between" not in same.message
+    chains = PARTS["fusion_chains"]
+    naive = _timed(chains, chains.instance("chains_a"), 1000, {"reference": 1010, "naive": 1000},
+                   "cycles", None)  # fmt: skip
+    assert naive.fraction == 1.0
+    assert "reference is no faster than naive" in naive.message
+    fair = _timed(chains, chains.instance("chains_a"), 900, {"reference": 900, "naive": 1000},
+                  "cycles", None)  # fmt: skip
+    assert "no faster than naive" not in fair.message
 
 
 def test_an_explanation_lists_the_least_credit_and_sums_up_the_rest_of_many_instances():
