@@ -281,25 +281,45 @@ def test_names(tree: ast.Module | None) -> set[str]:
 
 
 def reached_cells(start: Iterable[str], cells: Sequence[tuple[int, str]]) -> list[tuple[int, str]]:
-    """The cells that define the names in ``start``, and those their code uses, transitively."""
-    info = []
+    """The code that defines the names in ``start``, and the code that code uses, transitively:
+    ``(cell index, source)`` of each cell with such code, its source holding only the
+    top-level statements reached (the others blank, so line numbers stay the cell's). A
+    cell's other functions are not part of it: an import that only one function of a cell
+    uses is that function's part's, not every part's whose code shares the cell."""
+    units = []  # (cell, first line, last line, names it binds, names it uses)
     for i, src in cells:
         tree = parse(src)
-        if tree is not None:
-            # Only module-level names link cells: a loop variable ``i`` in one function does
-            # not make another cell's ``i`` part of the solution.
-            info.append((i, src, top_level_names(tree), used_names(tree)))
-    wanted, seen, out = set(start), set(), []
+        if tree is None:
+            continue
+        for stmt in tree.body:
+            first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", []))])
+            # Only module-level names link statements: a loop variable ``i`` in one function
+            # does not make another cell's ``i`` part of the solution.
+            binds = top_level_names(ast.Module(body=[stmt], type_ignores=[]))
+            units.append((i, first, stmt.end_lineno or first, binds, used_names(stmt)))
+    wanted, seen = set(start), set()
     changed = True
     while changed:
         changed = False
-        for i, src, defs, uses in info:
-            if i not in seen and defs & wanted:
-                seen.add(i)
-                out.append((i, src))
+        for k, (_i, _first, _last, binds, uses) in enumerate(units):
+            if k not in seen and binds & wanted:
+                seen.add(k)
                 wanted |= uses
                 changed = True
-    return sorted(out)
+    kept: dict[int, set[int]] = {}
+    for k in seen:
+        i, first, last = units[k][:3]
+        kept.setdefault(i, set()).update(range(first, last + 1))
+    sources = dict(cells)
+    return [
+        (
+            i,
+            "\n".join(
+                line if n in lines else "" for n, line in enumerate(sources[i].splitlines(), 1)
+            ),
+        )  # fmt: skip
+        for i, lines in sorted(kept.items())
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -331,15 +351,18 @@ def instructor_flags(
         forbidden: part id -> more names that part forbids.
     """
     out: list[Flag] = []
-    seen: set[int] = set()
     for part, source in tests.items():
         tree = parse(source)
         reached = reached_cells(test_names(tree), editable)
-        seen.update(i for i, _ in reached)
         extra = (forbidden or {}).get(part, ())
         found = check_cells(reached, assignment=assignment, extra=extra)
         out += [Flag(part, v.cell, v.line, v.what) for v in found]
-    rest = [v for v in check_cells(editable, assignment=assignment) if v.cell not in seen]
+    told = {(f.cell, f.line, f.what) for f in out}
+    rest = [
+        v
+        for v in check_cells(editable, assignment=assignment)
+        if (v.cell, v.line, v.what) not in told
+    ]
     return out + [Flag("", v.cell, v.line, v.what) for v in rest]
 
 

@@ -95,6 +95,35 @@ def test_part_rules_apply_to_reached_cells_only():
     assert check_cells([cells[2]], assignment="fusion", extra=("get_op",)) == []
 
 
+def test_a_flag_goes_to_the_part_whose_function_uses_it_not_to_every_part_in_its_cell():
+    """A learner imported a reference pass for ``fuse_chains`` in the cell that also defines
+    ``fuse_epilogues`` and ``my_fusion``: the flag was listed under all three parts."""
+    cells = [
+        (9, "from chipsim.passes.fusion import fuse_elementwise_chains\n"
+            "\n"
+            "def fuse_chains(graph, chip):\n"
+            "    return fuse_elementwise_chains(graph, chip)\n"
+            "\n"
+            "def shared(graph):\n"
+            "    return graph\n"
+            "\n"
+            "def fuse_epilogues(graph, chip):\n"
+            "    return shared(graph)\n"),
+        (11, "def my_fusion(graph, chip):\n    return fuse_epilogues(graph, chip)\n"),
+    ]  # fmt: skip
+    tests = {
+        "fusion_chains": "submit('fusion_chains', fuse_chains)",
+        "fusion_epilogue": "submit('fusion_epilogue', fuse_epilogues)",
+        "fusion_challenge": "submit('fusion_challenge', my_fusion)",
+    }
+    flags = instructor_flags(cells, tests, assignment="fusion")
+    assert {f.part for f in flags} == {"fusion_chains"}, [str(f) for f in flags]
+    assert {f.line for f in flags} == {1, 4}  # the import and the call, in the cell's lines
+    reached = reached_cells({"my_fusion"}, cells)
+    assert [i for i, _ in reached] == [9, 11]
+    assert "def shared" in reached[0][1] and "fuse_elementwise_chains" not in reached[0][1]
+
+
 def test_snapshot_notices_changes_and_restores(tmp_path):
     pkg = tmp_path / "pkg"
     (pkg / "sub").mkdir(parents=True)
