@@ -191,13 +191,20 @@ def with_policy(page: str) -> str:
     return page[:at] + meta + page[at:]
 
 
+#: The grader's own lines in a test cell (nbgrader's hidden-tests block): nothing for a learner.
+_HIDDEN_BLOCK = re.compile(r"^### BEGIN HIDDEN TESTS\n.*?^### END HIDDEN TESTS\n?", re.S | re.M)
+
+
 def sanitized(nb: Any) -> Any:
-    """A copy of ``nb`` whose learner-made HTML cannot run (see the module docstring)."""
+    """A copy of ``nb`` whose learner-made HTML cannot run (see the module docstring), and
+    whose test cells show what the learner's showed (not the grader's hidden-tests block)."""
     nb = copy.deepcopy(nb)
     for cell in nb.cells:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         if cell.cell_type == "markdown" and not meta.get("locked"):
             cell.source = clean_html(cell.source)
+        if cell.cell_type == "code" and meta.get("grade"):
+            cell.source = _HIDDEN_BLOCK.sub("", cell.source)
         for out in cell.get("outputs", []):
             data = out.get("data")
             if not isinstance(data, dict):

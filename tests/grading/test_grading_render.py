@@ -110,3 +110,24 @@ def test_two_memory_plans_are_drawn_on_one_scale():
     fig = figure("tight_h1", large, small)
     tops = [ax.get_ylim()[1] for ax in fig.axes]
     assert tops[0] == tops[1] and tops[0] >= large.arena_size / 1024
+
+
+def test_the_feedback_shows_a_test_cell_as_the_learner_saw_it():
+    """A learner found nbgrader's `### BEGIN HIDDEN TESTS / HIDDEN = True` in their feedback;
+    the page shows the test cell as their notebook had it. A learner's own cell is untouched."""
+    import nbformat
+
+    from grader.feedback.page import sanitized
+
+    test = nbformat.v4.new_code_cell(
+        "# also checks hidden instances\nHIDDEN = False\n### BEGIN HIDDEN TESTS\nHIDDEN = True\n"
+        '### END HIDDEN TESTS\nsubmit("fusion_patterns", pattern_of, may_fuse, hidden=HIDDEN)'
+    )
+    test.metadata["nbgrader"] = {"grade": True, "solution": False, "points": 2}
+    mine = nbformat.v4.new_code_cell("### BEGIN HIDDEN TESTS\nx = 1\n### END HIDDEN TESTS\n")
+    mine.metadata["nbgrader"] = {"grade": False, "solution": True}
+    shown = sanitized(nbformat.v4.new_notebook(cells=[test, mine]))
+    assert "HIDDEN = True" not in shown.cells[0].source
+    assert shown.cells[0].source.endswith("HIDDEN = False\nsubmit(\"fusion_patterns\", "
+                                          "pattern_of, may_fuse, hidden=HIDDEN)")  # fmt: skip
+    assert shown.cells[1].source == mine.source
