@@ -30,6 +30,7 @@ from chipsim.codegen.planning import scratch_bytes
 from chipsim.errors import ExecutionError
 from chipsim.hw.chip import Chip
 from chipsim.hw.isa import Instr, Operand
+from chipsim.i18n import tr
 from chipsim.ir.graph import Graph, Value
 from chipsim.passes.fusion import Partition
 from chipsim.passes.fusion.naming import unique_kernel_names
@@ -120,8 +121,11 @@ def _kernels(
             check_capacity(
                 DRAM,
                 chip.dram.capacity_bytes,
-                [("the program's tensors", scratch_base), (f"{spec.name} scratch", need)],
-                f"kernel {spec.name} of {graph.name!r}",
+                [
+                    (tr("the program's tensors"), scratch_base),
+                    (tr("{kernel}'s scratch", kernel=spec.name), need),
+                ],
+                tr("kernel {kernel} of {name!r}", kernel=spec.name, name=graph.name),
             )
             spec = KernelSpec(
                 spec.name,

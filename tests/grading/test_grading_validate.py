@@ -73,3 +73,25 @@ def test_solved_notebook_passes_and_half_solved_fails_the_rest(tmp_path, assignm
     first = mix(released, solution, {code[0]})
     result = validate(tmp_path, first, "first")
     assert failed_parts(result, first) == sorted(tests[1:])
+
+
+def test_validate_summary_says_what_it_measured_not_nbgraders_alarm(tmp_path):
+    """`nbgrader validate` under the course's config: a part below full points (the usual
+    state of an open challenge) is reported as such, in both languages, without nbgrader's
+    "VALIDATION FAILED ... you WILL NOT receive full credit"."""
+    import io
+
+    from traitlets.config.loader import PyFileConfigLoader
+
+    released, _, _, tests = notebooks("fusion")
+    path = tmp_path / "blank.ipynb"
+    nbformat.write(released, path)
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(ROOT)).load_config()
+    validator = Validator(config=config)
+    validator.stream = io.StringIO()
+    validator.validate_and_print(str(path))
+    printed = re.sub(r"\x1b\[[0-9;]*m", "", validator.stream.getvalue())
+    printed = " ".join(printed.split())  # nbgrader refills the summary to its width
+    assert "WILL NOT" not in printed and "VALIDATION FAILED" not in printed
+    assert f"{len(tests)} PART(S) BELOW FULL POINTS on the visible instances" in printed
+    assert f"有 {len(tests)} 个部分在可见实例上未得满分" in printed

@@ -181,7 +181,7 @@ def test_common_errors_in_chinese():
 
     en, zh = both(allocator_oom)
     assert "needs one piece of 1.23 MiB from the large pool" in en
-    assert zh.startswith("DRAM 内存不足") and "从大块池取一整块 1.23 MiB" in zh
+    assert zh.startswith("DRAM 容量不足") and "从大块池取一整块 1.23 MiB" in zh
     assert sorted(NUMBER.findall(zh)) == sorted(NUMBER.findall(en))  # Chinese word order
 
     def compile_oom():
@@ -191,7 +191,7 @@ def test_common_errors_in_chinese():
 
     en, zh = both(compile_oom)
     assert en.startswith("DRAM out of memory: the program needs 4,096 B of DRAM")
-    assert zh.startswith("DRAM 内存不足：the program 需要 4,096 B 的 DRAM")
+    assert zh.startswith("DRAM 容量不足：the program 需要 4,096 B 的 DRAM")
 
 
 def test_graph_cost_table_and_chip_in_chinese(program):
