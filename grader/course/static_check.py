@@ -311,15 +311,14 @@ def reached_cells(start: Iterable[str], cells: Sequence[tuple[int, str]]) -> lis
         i, first, last = units[k][:3]
         kept.setdefault(i, set()).update(range(first, last + 1))
     sources = dict(cells)
-    return [
-        (
-            i,
-            "\n".join(
-                line if n in lines else "" for n, line in enumerate(sources[i].splitlines(), 1)
-            ),
-        )  # fmt: skip
-        for i, lines in sorted(kept.items())
-    ]
+
+    def only(i: int, lines: set[int]) -> str:
+        """Cell ``i`` with the lines outside ``lines`` blanked (line numbers stay)."""
+        return "\n".join(
+            line if n in lines else "" for n, line in enumerate(sources[i].splitlines(), 1)
+        )
+
+    return [(i, only(i, lines)) for i, lines in sorted(kept.items())]
 
 
 @dataclass(frozen=True, slots=True)
