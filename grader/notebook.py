@@ -86,6 +86,18 @@ class Answer:
                 )  # fmt: skip
             )
             lines.append(self.provisional.explain())
+            hidden = len(self.part.hidden())
+            if self.part.challenge and hidden and self.provisional.score >= self.provisional.points:
+                lines.append(
+                    tr(
+                        "Full points on these {visible} instances do not promise them on the "
+                        "{hidden} hidden ones: an open challenge's grade follows every size it "
+                        "draws, and a pass that is as good as the reference here can fall "
+                        "behind it there.",
+                        visible=len(self.part.visible()),
+                        hidden=hidden,
+                    )
+                )
         if self.warning:
             lines.append(self.warning)
         return "\n".join(lines)

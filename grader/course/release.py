@@ -127,9 +127,10 @@ class Choice:
 
 
 def learner_notebooks(course: Path, assignments: Iterable[str]) -> list[Choice]:
-    """For each assignment, the notebook to grade: the Assignments tab's copy in
-    ``my-work/`` when there is one, else ``exercises/``; when both hold edits, the one saved
-    last (and the reason says so)."""
+    """For each assignment, the notebook to grade: the one that holds the learner's edits, the
+    Assignments tab's copy in ``my-work/`` or the one in ``exercises/``; when both hold
+    edits, the one saved last; when neither does, the blank (``my-work/`` first). The reason
+    says which and why."""
     course = Path(course)
     out = []
     for a in assignments:
@@ -142,16 +143,16 @@ def learner_notebooks(course: Path, assignments: Iterable[str]) -> list[Choice]:
             newer = max(edited, key=lambda p: p.stat().st_mtime)
             older = ex if newer == mine else mine
             why = (
-                f"both {_rel(course, mine)} and {_rel(course, ex)} hold your edits: grading "
-                f"the one saved last, {_rel(course, newer)} (not {_rel(course, older)})"
+                f"both {_rel(course, mine)} and {_rel(course, ex)} hold your edits: your work "
+                f"is the one saved last, {_rel(course, newer)} (not {_rel(course, older)})"
             )
             out.append(Choice(a, newer, why))
         elif edited:
-            out.append(Choice(a, edited[0], f"grading {_rel(course, edited[0])}"))
+            out.append(Choice(a, edited[0], f"your work is {_rel(course, edited[0])}"))
         elif mine.is_file() or ex.is_file():
             path = mine if mine.is_file() else ex
-            out.append(Choice(a, path, f"grading {_rel(course, path)} (no edits yet: the blank "
-                                       "release scores 0)"))  # fmt: skip
+            out.append(Choice(a, path, f"your work is {_rel(course, path)} (no edits yet: the "
+                                       "blank release scores 0)"))  # fmt: skip
         else:
             out.append(Choice(a, None, f"no notebook for {a} in my-work/ or exercises/"))
     return out

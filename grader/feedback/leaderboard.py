@@ -43,7 +43,7 @@ from grader.problems.parts import PARTS
 from grader.scoring.credit import PartScore, grouped
 
 #: The open-challenge parts (full credit near the reference; better is possible).
-CHALLENGES = ("fusion_challenge", "memory_challenge", "instgen_challenge")
+CHALLENGES = tuple(p for p, part in PARTS.items() if part.challenge)
 #: The unit of each instance kind's number.
 UNITS = {"fusion": "cycles", "plan": "cycles", "arena": "bytes", "program": "cycles"}
 
@@ -226,8 +226,9 @@ def write(course: Path, pseudonyms: bool = False) -> tuple[Path, Path]:
     csv_path, html_path = out / "leaderboard.csv", out / "leaderboard.html"
     with csv_path.open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(["part", "rank", "learner", "vs_reference", "instance", "unit", "theirs",
-                    "reference"])  # fmt: skip
+        # one row per visible instance; the hidden ratio is the learner's, repeated on each
+        w.writerow(["part", "rank", "learner", "hidden_vs_reference", "visible_instance",
+                    "visible_unit", "visible_theirs", "visible_reference"])  # fmt: skip
         for part, rows in table.items():
             for rank, e in enumerate(rows, 1):
                 shown = sorted(e.visible.items()) or [("", {})]
@@ -276,7 +277,8 @@ def _html(table: dict[str, list[Entry]], name: Any, alike: list[tuple[str, ...]]
              "table{border-collapse:collapse;margin-bottom:1em}td,th{padding:.2em .8em;"
              "border-bottom:1px solid #ddd;text-align:right}td:nth-child(2){text-align:left}"
              ".beat{color:#080;font-weight:bold}.mark{color:#666;font-style:italic}"
-             ".warn{background:#fff3cd;padding:.5em 1em}</style>",
+             ".warn{background:#fff3cd;padding:.5em 1em}th.group{text-align:center;"
+             "border-bottom:2px solid #999;font-weight:normal;font-style:italic}</style>",
              "<h1>Open challenges: the class leaderboard</h1>",
              "<p>Ranked by the geometric mean of your result over the reference's on the hidden "
              "instances your grade was computed on, each kind of instance weighing the same, as "
@@ -293,8 +295,11 @@ def _html(table: dict[str, list[Entry]], name: Any, alike: list[tuple[str, ...]]
         visible = sorted({i for e in rows for i in e.visible})
         unit = {i: next(e.visible[i].get("unit", "") for e in rows if i in e.visible)
                 for i in visible}  # fmt: skip
-        parts.append(f"<h2>{esc(part)}</h2><table><tr><th>#</th><th>learner</th>"
-                     f"<th>vs reference (hidden)</th>"
+        parts.append(f"<h2>{esc(part)}</h2><table><tr><th colspan='2'></th>"
+                     "<th class='group'>hidden instances (ranked)</th>"
+                     + (f"<th class='group' colspan='{len(visible)}'>visible instances (the "
+                        "same for everybody): the result itself</th>" if visible else "")
+                     + "</tr><tr><th>#</th><th>learner</th><th>vs reference (geomean)</th>"
                      + "".join(f"<th>{esc(i)} ({esc(unit[i])})</th>" for i in visible)
                      + "</tr>")  # fmt: skip
         marks = {k: _geomean([e.landmarks[k] for e in rows if k in e.landmarks])

@@ -47,6 +47,7 @@ from typing import Any
 import nh3
 from nbconvert.exporters import HTMLExporter
 
+from chipsim.i18n import ENGLISH, N_, normalize, tr, use_language
 from grader.scoring.credit import show_points
 
 #: No script of any kind; styles inline (the page's own), images as data: URLs only.
@@ -219,6 +220,54 @@ def sanitized(nb: Any) -> Any:
     return nb
 
 
+#: nbgrader's feedback template writes these words around the scores, in English.
+_TEMPLATE_LINKS = re.compile(
+    r'(<a href="#[^"]*">)(Test cell|Coding free-response|Written response|Task|Comment)(</a>)'
+)
+_TEMPLATE_WORDS = {
+    "Test cell": N_("Test cell"),
+    "Coding free-response": N_("Coding free-response"),
+    "Written response": N_("Written response"),
+    "Task": N_("Task"),
+    "Comment": N_("Comment"),
+}
+_TEMPLATE_SCORE = re.compile(r"( ?)\(Score: (-?[\d.]+(?: / [\d.]+)?)\)")
+_TEMPLATE_CELL_SCORE = re.compile(r'Score: ([\d.]+ / [\d.]+) <a href="#top">\(Top\)</a>')
+
+
+def template_in_language(page: str, language: str | None) -> str:
+    """``page`` with the words nbgrader's feedback template puts around the scores (the
+    contents' "Test cell (Score: 2 / 3)", each graded cell's "Score: 2 / 3 (Top)", the late
+    penalty) in ``language``, the learner's (the notebook's ``chipsim.language``): a Chinese
+    page was Chinese everywhere but there. The numbers are untouched.
+
+    Example:
+        >>> template_in_language('<a href="#p1">Test cell</a> (Score: 2.5 / 3)', "zh_CN")
+        '<a href="#p1">测试单元格</a>（得分：2.5 / 3）'
+    """
+    try:
+        if not language or normalize(language) == ENGLISH:
+            return page
+    except ValueError:  # not a language chipsim speaks: the template's English stays
+        return page
+    with use_language(language):
+        page = _TEMPLATE_LINKS.sub(
+            lambda m: m.group(1) + tr(_TEMPLATE_WORDS[m.group(2)]) + m.group(3), page
+        )
+        page = _TEMPLATE_SCORE.sub(lambda m: _spaced(m.group(1), tr("(Score: {score})",
+                                                                   score=m.group(2))), page)  # fmt: skip
+        page = _TEMPLATE_CELL_SCORE.sub(
+            lambda m: tr("Score: {score}", score=m.group(1)) + f' <a href="#top">{tr("(Top)")}</a>',
+            page,
+        )
+        return page.replace("Late submission penalty", tr("Late submission penalty"))
+
+
+def _spaced(space: str, text: str) -> str:
+    """``text`` after ``space``, which a full-width bracket (Chinese) already has in it."""
+    return text if text.startswith("（") else space + text
+
+
 class SafeFeedbackExporter(HTMLExporter):
     """nbconvert's HTML exporter, on a sanitised notebook, under a no-script policy; scores
     as the grade has them (:func:`shown_score`), Chinese text in the course's font."""
@@ -235,4 +284,5 @@ class SafeFeedbackExporter(HTMLExporter):
     def from_notebook_node(self, nb: Any, resources: Any = None, **kw: Any) -> tuple[str, Any]:
         nb = sanitized(nb)
         output, resources = super().from_notebook_node(nb, resources, **kw)
-        return with_policy(with_alt_text(output, nb)), resources
+        language = nb.metadata.get("chipsim", {}).get("language")
+        return with_policy(template_in_language(with_alt_text(output, nb), language)), resources

@@ -156,6 +156,11 @@ class Part:
         """The instances a learner sees and practises on (not counted in the grade)."""
         return [i for i in self.instances if not i.hidden]
 
+    @property
+    def challenge(self) -> bool:
+        """An open challenge: the reference can be beaten, and the grade follows the draw."""
+        return self.id.endswith("_challenge")
+
     def hidden(self) -> list[Instance]:
         """The instances the grade is computed on (drawn per submission by the grader)."""
         return [i for i in self.instances if i.hidden]

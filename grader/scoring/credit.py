@@ -222,7 +222,11 @@ class PartScore:
                 "  " + tr("An answer below is invalid, so the whole part scores 0: fix that first.")
             )
         listed = least_credit(counted)
-        if preview and len(listed) < len(counted):
+        if preview and len(listed) < len(counted) and all(s.fraction >= 1 for s in counted):
+            lines.append("  " + tr("Graded on {n} hidden instances, drawn for this submission, "
+                                   "every one at full credit; {k} of them:", n=len(counted),
+                                   k=len(listed)))  # fmt: skip
+        elif preview and len(listed) < len(counted):
             lines.append("  " + tr("Graded on {n} hidden instances, drawn for this submission; "
                                    "the {k} with the least credit:", n=len(counted),
                                    k=len(listed)))  # fmt: skip
@@ -278,20 +282,20 @@ def least_credit(scores: tuple[InstanceScore, ...]) -> tuple[InstanceScore, ...]
 def formula(slack: float, baseline: str | None, overlap: bool) -> list[str]:
     """The credit line of a timed part, as the explanation states it (see :func:`credit`)."""
     if baseline and slack:
-        line = tr("credit: 0 at naive, {half:.0%} at {name}, 100% at full credit; linear "
-                  "between ({name} earns full credit where it is that good itself)",
+        line = tr("credit: 0 at naive, {half:.0%} at {name}, 100% at the full-credit line; "
+                  "linear between ({name} earns full credit where it is that good itself)",
                   half=BASELINE_CREDIT, name=baseline)  # fmt: skip
     elif baseline:
         line = tr("credit: 0 at naive, {half:.0%} at {name}, 100% at the reference; linear "
                   "between ({name} earns full credit where it is that good itself)",
                   half=BASELINE_CREDIT, name=baseline)  # fmt: skip
     elif slack:
-        line = tr("credit = clip((naive - yours) / (naive - full credit), 0, 1)")
+        line = tr("credit = clip((naive - yours) / (naive - full-credit line), 0, 1)")
     else:
         line = tr("credit = clip((naive - yours) / (naive - reference), 0, 1)")
     lines = [line]
     if slack:
-        lines.append(tr("full credit = reference x {k:.2f} (within {slack:.0%} of it)",
+        lines.append(tr("full-credit line = reference x {k:.2f} (within {slack:.0%} of it)",
                         k=1 + slack, slack=slack))  # fmt: skip
     if overlap:
         lines.append(tr("this part: half the credit from the cycles (the line above), half "

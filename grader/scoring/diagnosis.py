@@ -34,8 +34,9 @@ def slower_kernel(theirs: Any, reference: Any) -> str:
         return ""
     cycles, spec, group = max(mine, key=lambda m: m[0])
     kp = plan_kernel(spec, chip)
-    head = tr("Your kernel {name} ({n} ops) takes {cycles:,} cycles", name=spec.name,
-              n=len(group), cycles=cycles)  # fmt: skip
+    ops = tr("1 op") if len(group) == 1 else tr("{n} ops", n=len(group))
+    head = tr("Your kernel {name} ({ops}) takes {cycles:,} cycles", name=spec.name, ops=ops,
+              cycles=cycles)  # fmt: skip
     if kp.mode == "spill":
         return head + tr(
             ": not even one row of its tensors fits the SRAM, so its intermediates go to DRAM "

@@ -243,3 +243,27 @@ def test_a_timed_out_cell_is_told_to_be_faster_in_chinese_too():
     assert said == {f"没有答案：{note}。评分时，这个单元格要在这段时间内把你的函数在本部分"
                     f"全部 {n} 个实例（可见的和隐藏的）上各运行一次：请让你的函数更快"}  # fmt: skip
     assert score.score == 0.0
+
+
+def test_the_feedback_templates_own_words_follow_the_learners_language():
+    """A new learner's Chinese feedback page said "Test cell (Score: 2 / 2)" and
+    "fusion (Score: 11.36 / 12)" around the Chinese explanations: nbgrader's template words."""
+    from grader.feedback.page import template_in_language
+
+    page = (  # what nbgrader's feedback template renders, score filter and all
+        '<h4>fusion (Score: 11.36 / 12)</h4>\n<div id="toc"><ol>\n'
+        '<li><a href="#fusion_patterns">Test cell</a> (Score: 2 / 2)</li>\n'
+        '<li><a href="#comment-x">Comment</a></li>\n'
+        '<li class="late-penalty">Late submission penalty (Score: -0.667)</li></ol></div>\n'
+        '<span class="pull-right">\n      Score: 3.262 / 4 <a href="#top">(Top)</a>\n</span>'
+    )
+    zh = template_in_language(page, "zh_CN")
+    assert "<h4>fusion（得分：11.36 / 12）</h4>" in zh
+    assert '<a href="#fusion_patterns">测试单元格</a>（得分：2 / 2）' in zh
+    assert '<a href="#comment-x">评语</a>' in zh and "迟交扣分（得分：-0.667）" in zh
+    assert '得分：3.262 / 4 <a href="#top">（回到顶部）</a>' in zh
+    assert not re.search(r"Score|Test cell|Top|Late", zh)
+    numbers = re.compile(r"-?[\d.]+")
+    assert numbers.findall(zh) == numbers.findall(page)  # the numbers untouched
+    for english in ("en", None, "xx"):
+        assert template_in_language(page, english) == page

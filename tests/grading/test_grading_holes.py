@@ -269,6 +269,10 @@ def test_publishing_the_release_refuses_to_overwrite_a_learners_edits(tmp_path):
         publish(course, ["fusion"])
     assert mine.read_text() == '{"release": 1, "my answer": 42}'
     (course / "my-work" / "fusion").mkdir(parents=True)
-    (course / "my-work" / "fusion" / "fusion.ipynb").write_text('{"fetched": 1}')
+    fetched = course / "my-work" / "fusion" / "fusion.ipynb"
+    fetched.write_text('{"release": 1}')  # the Assignments tab's blank copy: not your work
+    choice = learner_notebooks(course, ["fusion"])[0]
+    assert choice.path == mine and choice.why == "your work is exercises/fusion/fusion.ipynb"
+    fetched.write_text('{"fetched": 1}')
     choice = learner_notebooks(course, ["fusion"])[0]
     assert "both my-work/fusion/fusion.ipynb and exercises/fusion/fusion.ipynb" in choice.why

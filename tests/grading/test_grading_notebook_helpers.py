@@ -139,3 +139,21 @@ def test_an_answer_too_large_for_the_grader_is_told_and_fails_validate(monkeypat
     monkeypatch.delenv("NBGRADER_EXECUTION")
     text = nb.submit("fusion_chains", singles, score=False).text()
     assert "Close to the grader's size limit" in text and "Too large" not in text
+
+
+@pytest.mark.parametrize("score", [4.0, 3.5])
+def test_full_points_on_a_challenges_visible_instances_say_the_hidden_ones_decide(score):
+    """A new learner's epilogue-only pass showed 4 of 4 on the fusion challenge's two visible
+    instances and was graded 3.262 on the hidden ones, with no word of warning in the cell."""
+    from types import SimpleNamespace
+
+    import grader.notebook as nb
+    from grader.problems.parts import get_part
+
+    shown = SimpleNamespace(score=score, points=4.0, explain=lambda: "(explanation)")
+    text = nb.Answer(get_part("fusion_challenge"), {"answers": {}}, shown).text()
+    warned = "Full points on these 2 instances do not promise them on the 24 hidden ones"
+    assert (warned in text) == (score == 4.0)
+    chains = SimpleNamespace(score=3.0, points=3.0, explain=lambda: "(explanation)")
+    plain = nb.Answer(get_part("fusion_chains"), {"answers": {}}, chains).text()
+    assert "do not promise" not in plain

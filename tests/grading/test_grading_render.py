@@ -131,3 +131,21 @@ def test_the_feedback_shows_a_test_cell_as_the_learner_saw_it():
     assert shown.cells[0].source.endswith("HIDDEN = False\nsubmit(\"fusion_patterns\", "
                                           "pattern_of, may_fuse, hidden=HIDDEN)")  # fmt: skip
     assert shown.cells[1].source == mine.source
+
+
+def test_the_timelines_name_the_kernels_that_fit_and_no_two_names_overlap(transformer_picture):
+    """A new learner could not tell which colour was which kernel: the feedback's timelines
+    had no names at all. Now each names the kernels whose span holds the name."""
+    import itertools
+
+    fig = transformer_picture
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        names = [t for t in ax.texts if getattr(t, "drawn", False)]
+        assert names, ax.title.get_text()
+        boxes = [t.get_window_extent(renderer) for t in names]
+        for a, b in itertools.combinations(boxes, 2):
+            assert not a.overlaps(b)
+        ticks = [t.get_window_extent(renderer) for t in ax.get_yticklabels()]
+        assert not any(box.overlaps(t) for box in boxes for t in ticks)

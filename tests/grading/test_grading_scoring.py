@@ -288,8 +288,8 @@ def test_the_explanation_states_the_line_the_credit_was_read_from():
     assert only.fraction == 0.5, only.message
     assert "the same as greedy_by_size: 50% credit" in only.message
     text = scored.explain()
-    assert "50% at greedy_by_size, 100% at full credit" in text
-    assert "full credit = reference x 1.06" in text
+    assert "50% at greedy_by_size, 100% at the full-credit line" in text
+    assert "full-credit line = reference x 1.06" in text
     assert "(naive - reference)" not in text
 
     fusion = PARTS["fusion_challenge"]
@@ -300,7 +300,7 @@ def test_the_explanation_states_the_line_the_credit_was_read_from():
     (only,) = scored.instances
     assert 0 < only.fraction < 1, only.message
     assert f"{only.fraction:.1%} of the way from naive to full credit (" in only.message
-    assert "(naive - full credit)" in scored.explain()
+    assert "(naive - full-credit line)" in scored.explain()
 
 
 def test_the_words_follow_the_line_where_the_baseline_does_not_bend_it():
@@ -360,6 +360,12 @@ def test_an_explanation_lists_the_least_credit_and_sums_up_the_rest_of_many_inst
     assert listed[0].startswith("  - dense_h3: 0.0% credit")  # the invalid one first
     assert listed[1].startswith("  - dense_h95:") and listed[-1].startswith("  - dense_h85:")
     assert f"the {LISTED} with the least credit" in text
+    everything = [InstanceScore(f"dense_h{k}", 1.0, f"m{k}") for k in range(96)]
+    full = PartScore("fusion_epilogue", 3.0, (visible, *everything), language="en",
+                     counted=tuple(s.instance for s in everything)).explain()  # fmt: skip
+    assert "with the least credit" not in full  # a new learner read it as "you lost here"
+    said = f"96 hidden instances, drawn for this submission, every one at full credit; {LISTED}"
+    assert said in full
     rest = [s.fraction for s in hidden[:85] if s.instance != "dense_h3"]
     assert (f"the other {len(rest)}: {min(rest):.1%} to {max(rest):.1%} credit each, 1 of them "
             "full credit") in text  # fmt: skip

@@ -169,8 +169,8 @@ def test_grade_mine_never_writes_the_learners_files(journey):
 
 def test_grade_mine_says_what_it_graded(journey):
     out = journey["first"].stdout
-    assert "fusion: grading exercises/fusion/fusion.ipynb" in out
-    assert "memory_planning: grading exercises/memory_planning/memory_planning.ipynb" in out
+    assert "fusion: your work is exercises/fusion/fusion.ipynb" in out
+    assert "memory_planning: your work is exercises/memory_planning/memory_planning.ipynb" in out
     assert "Your feedback on fusion:" in out
     assert "unchanged since they were graded, skipped: me/fusion" in journey["second"].stdout
 
