@@ -124,3 +124,21 @@ def test_points_show_as_the_grade_has_them():
     s = PartScore("fusion_challenge", 4.0, (InstanceScore("x", 0.87475, "m"),))
     assert s.score == 3.499
     assert s.explain().startswith("Part fusion_challenge: 3.499 / 4 points")
+
+
+def test_a_reference_kernel_of_several_matmuls_is_said_to_go_beyond_part_1s_rule():
+    """Part 1 teaches "matmul -> matmul: never"; the challenge's reference kernel on a
+    transformer block can hold several matmuls, and "fuse more there" alone read to a new
+    learner as a contradiction (their epilogue pass on a hidden block)."""
+    from grader.problems.families import compile_with, transformer_variant
+    from grader.scoring.diagnosis import slower_kernel
+    from grader.scoring.epilogue import epilogue_fusion
+    from grader.scoring.references import fusion_strategy, target_chip
+
+    graph = transformer_variant(0, stratum=0)
+    mine = compile_with(graph, epilogue_fusion(graph, target_chip()))
+    said = slower_kernel(mine, compile_with(graph, fusion_strategy("reference", graph)))
+    assert "inside a larger kernel, fused_matmul_matmul" in said, said
+    assert "That kernel holds 3 matmuls or convs: part 1's rule never joins two" in said
+    one = slower_kernel(mine, compile_with(graph, fusion_strategy("epilogue", graph)))
+    assert "part 1's rule" not in one  # the same program: nothing to say
