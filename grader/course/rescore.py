@@ -107,6 +107,7 @@ class RescoreAnswers(NbGraderPreprocessor):
         notes = nb.metadata.setdefault("chipsim", {})
         restored = set(notes.get("restored", ()))  # by grader.course.sanitize
         measured_here: dict[str, Any] = {}  # the grader's challenge numbers (leaderboard)
+        written_in: list[str] = []  # the language of each part's feedback
         language = remembered_language(nb)  # the learner's, from their own last run
         with warnings.catch_warnings(), redirect_stderr(io.StringIO()), use_language(language):
             warnings.simplefilter("ignore")  # nothing the grader does may print to stderr
@@ -116,9 +117,14 @@ class RescoreAnswers(NbGraderPreprocessor):
                     part = hidden.bind(PARTS[part_id], submission)
                     score = self._score(cell, part, tampered)
                     _rewrite(cell, score, part_id in restored)
+                    written_in.append(score.language)
                     flags += copy_flags(score, kind, editable, tests.get(part_id, ""))
                     if part_id in CHALLENGES:
                         measured_here[part_id] = measured(score)
+        if written_in:  # from here on, the feedback's language: the page's own words follow
+            # it (grader.feedback.page); the parts speak the language the learner's kernel
+            # answered in, whatever their last run left in the notebook
+            notes["language"] = max(sorted(set(written_in)), key=written_in.count)
         notes.update(
             measured=measured_here,  # replaces whatever the submitted notebook carried
             sandbox=sandbox,

@@ -185,6 +185,28 @@ def test_the_grader_remembers_the_language_of_the_learners_own_run():
     assert HAN.search(text), text
 
 
+def test_the_feedback_page_learns_its_language_from_the_graded_answers():
+    """A new learner added set_language("zh_CN") and was graded without saving a run: the
+    parts' feedback was Chinese (the grading kernel's answers), but nothing told the feedback
+    page, whose own words stayed English. The grader now records the feedback's language."""
+    import nbformat
+
+    from grader.course.rescore import RescoreAnswers
+    from grader.scoring.answer import MIME
+
+    for language, expected in (("zh_CN", "zh_CN"), ("en", "en")):
+        nb = nbformat.v4.new_notebook()
+        cell = new_code_cell("submit('memory_greedy', greedy_plan, hidden=HIDDEN)")
+        cell.metadata["nbgrader"] = {"grade": True, "grade_id": "memory_greedy", "points": 3,
+                                     "solution": False, "locked": True}  # fmt: skip
+        answer = first_fit_answer(language)  # what the grading kernel's submit displayed
+        cell.outputs = [nbformat.v4.new_output("display_data", data={MIME: answer})]
+        nb.cells.append(cell)
+        nb, _ = RescoreAnswers().preprocess(nb, {"nbgrader": {"assignment": "memory_planning"}})
+        assert nb.metadata["chipsim"]["language"] == expected
+        assert bool(HAN.search(cell.outputs[0]["data"]["text/plain"])) == (expected == "zh_CN")
+
+
 def test_the_feedback_picture_shows_the_counted_instance_that_lost_the_most(monkeypatch):
     from grader.feedback import render
     from grader.scoring.credit import InstanceScore, PartScore
