@@ -80,18 +80,20 @@ if _local_exchange is not None:
 # lock instead of failing (grader.gradebook.db; README, "Grading a large class").
 c.CourseDirectory.db_url = configured_url(GRADEBOOK)
 
-# `nbgrader validate`'s summary when a test cell fails. A test cell fails whenever its part is
-# below full points on the visible instances, which on an open challenge is the usual state of
-# a working pass, so nbgrader's own "VALIDATION FAILED ... you WILL NOT receive full credit"
-# says too little and alarms too much: say what it measured, and where the reasons are.
+# `nbgrader validate`'s summary when a test cell fails (the command's; the lab's Validate
+# button shows the failed cells' messages under a heading of its own). A test cell fails
+# whenever its part is below full points on the visible instances, which on an open challenge
+# is the usual state of a working pass, so nbgrader's own "VALIDATION FAILED ... you WILL NOT
+# receive full credit" says too little and alarms too much: say what it measured, and where
+# the reasons are.
 c.Validator.failed_warning = (  # nbgrader refills it to its width: short sentences, spaced
     "{num_failed} PART(S) BELOW FULL POINTS on the visible instances: each one's message below "
-    "says what it scored there and why. Handed in as it is, a part scores the same on these "
-    "instances when graded. On an open challenge this is normal until your pass is as good as "
-    "the reference; a part that says 0 points has a task still to do. "
-    "有 {num_failed} 个部分在可见实例上未得满分。 下面各自的消息写明了得分和原因。 "
-    "照现在的样子提交，这些部分在这些实例上的评分也一样。 "
-    "开放挑战在你的 pass 赶上参考实现之前本来就会如此。 显示 0 分的部分还有任务没做完。\n"
+    "says what it scored there and why. Your grade comes from hidden instances drawn when you "
+    "are graded: `make grade-mine` shows it. On an open challenge this is normal until your "
+    "pass is as good as the reference; a part that says 0 points has a task still to do. "
+    "有 {num_failed} 个部分在可见实例上未得满分。 下面每个部分的消息写明了它的得分和原因。 "
+    "成绩按评分时抽取的隐藏实例计算， `make grade-mine` 可以看到。 "
+    "开放挑战在你的处理步骤赶上参考解之前本来就会如此。 显示 0 分的部分还有任务没做完。\n"
 )
 
 # Released stubs: the line after each solution region raises NotImplementedError("<task>").

@@ -90,10 +90,10 @@ class Answer:
             if self.part.challenge and hidden and self.provisional.score >= self.provisional.points:
                 lines.append(
                     tr(
-                        "Full points on these {visible} instances do not promise them on the "
-                        "{hidden} hidden ones: an open challenge's grade follows every size it "
-                        "draws, and a pass that is as good as the reference here can fall "
-                        "behind it there.",
+                        "Full points on these {visible} visible instances do not promise full "
+                        "points on the {hidden} hidden ones: an open challenge is graded on "
+                        "every size it draws, and a pass as good as the reference here can "
+                        "fall behind it there.",
                         visible=len(self.part.visible()),
                         hidden=hidden,
                     )

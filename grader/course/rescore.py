@@ -124,7 +124,8 @@ class RescoreAnswers(NbGraderPreprocessor):
         if written_in:  # from here on, the feedback's language: the page's own words follow
             # it (grader.feedback.page); the parts speak the language the learner's kernel
             # answered in, whatever their last run left in the notebook
-            notes["language"] = max(sorted(set(written_in)), key=written_in.count)
+            notes["language"] = max(sorted(set(written_in)),  # a tie: the remembered one
+                                    key=lambda w: (written_in.count(w), w == language))  # fmt: skip
         notes.update(
             measured=measured_here,  # replaces whatever the submitted notebook carried
             sandbox=sandbox,

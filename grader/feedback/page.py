@@ -47,7 +47,7 @@ from typing import Any
 import nh3
 from nbconvert.exporters import HTMLExporter
 
-from chipsim.i18n import ENGLISH, N_, normalize, tr, use_language
+from chipsim.i18n import ENGLISH, N_, spoken, tr, use_language
 from grader.scoring.credit import show_points
 
 #: No script of any kind; styles inline (the page's own), images as data: URLs only.
@@ -220,52 +220,55 @@ def sanitized(nb: Any) -> Any:
     return nb
 
 
-#: nbgrader's feedback template writes these words around the scores, in English.
-_TEMPLATE_LINKS = re.compile(
-    r'(<a href="#[^"]*">)(Test cell|Coding free-response|Written response|Task|Comment)(</a>)'
+#: nbgrader's feedback template writes these words around the scores, in English: each
+#: pattern (its markup pins it to the template, never to a learner's text) and its message.
+_TEMPLATE = tuple(
+    (re.compile(pattern), message)
+    for pattern, message in (
+        (r'(?<=">)Test cell(?=</a>)', N_("Test cell")),
+        (r'(?<=">)Coding free-response(?=</a>)', N_("Coding free-response")),
+        (r'(?<=">)Written response(?=</a>)', N_("Written response")),
+        (r'(?<=">)Task(?=</a>)', N_("Task")),
+        (r'(?<=">)Comment(?=</a>)', N_("Comment")),
+        (r'(?<=<span class="nbgrader-label">)Student\'s answer(?=</span>)', N_("Your answer")),
+        (r'(?<=<span class="nbgrader-label">)Student\'s task(?=</span>)', N_("Your task")),
+        (r'(?<=<span class="nbgrader-label">)Grade cell:(?= <code>)', N_("Test cell:")),
+        (r'(?<=<span class="nbgrader-label">)Task:(?= <code>)', N_("Task:")),
+        (r"(?<=<b>)Comments:(?=</b>)", N_("Comments:")),
+        (r'(?<=<a href="#top">)\(Top\)(?=</a>)', N_("(Top)")),
+        (r"Late submission penalty(?= \(Score: )", N_("Late submission penalty")),
+    )
 )
-_TEMPLATE_WORDS = {
-    "Test cell": N_("Test cell"),
-    "Coding free-response": N_("Coding free-response"),
-    "Written response": N_("Written response"),
-    "Task": N_("Task"),
-    "Comment": N_("Comment"),
-}
+#: "(Score: 2 / 3)" after a heading or a contents entry; "Score: 2 / 3" before "(Top)".
 _TEMPLATE_SCORE = re.compile(r"( ?)\(Score: (-?[\d.]+(?: / [\d.]+)?)\)")
-_TEMPLATE_CELL_SCORE = re.compile(r'Score: ([\d.]+ / [\d.]+) <a href="#top">\(Top\)</a>')
+_TEMPLATE_CELL_SCORE = re.compile(r'Score: ([\d.]+ / [\d.]+)(?= <a href="#top">)')
 
 
-def template_in_language(page: str, language: str | None) -> str:
-    """``page`` with the words nbgrader's feedback template puts around the scores (the
-    contents' "Test cell (Score: 2 / 3)", each graded cell's "Score: 2 / 3 (Top)", the late
-    penalty) in ``language``, the learner's (the notebook's ``chipsim.language``): a Chinese
-    page was Chinese everywhere but there. The numbers are untouched.
+def template_in_language(page: str, language: Any) -> str:
+    """``page`` with the words nbgrader's feedback template puts around the learner's cells
+    and scores (the contents' "Test cell (Score: 2 / 3)", each graded cell's "Score: 2 / 3"
+    and "(Top)", "Student's answer", "Grade cell:", the late penalty) in ``language``, the
+    feedback's (the notebook's ``chipsim.language``): a Chinese page was Chinese everywhere
+    but there. The numbers are untouched; any other ``language`` leaves the page as it is.
 
     Example:
         >>> template_in_language('<a href="#p1">Test cell</a> (Score: 2.5 / 3)', "zh_CN")
         '<a href="#p1">测试单元格</a>（得分：2.5 / 3）'
     """
-    try:
-        if not language or normalize(language) == ENGLISH:
-            return page
-    except ValueError:  # not a language chipsim speaks: the template's English stays
+    language = spoken(language)
+    if language in (None, ENGLISH):
         return page
     with use_language(language):
-        page = _TEMPLATE_LINKS.sub(
-            lambda m: m.group(1) + tr(_TEMPLATE_WORDS[m.group(2)]) + m.group(3), page
-        )
-        page = _TEMPLATE_SCORE.sub(lambda m: _spaced(m.group(1), tr("(Score: {score})",
-                                                                   score=m.group(2))), page)  # fmt: skip
-        page = _TEMPLATE_CELL_SCORE.sub(
-            lambda m: tr("Score: {score}", score=m.group(1)) + f' <a href="#top">{tr("(Top)")}</a>',
-            page,
-        )
-        return page.replace("Late submission penalty", tr("Late submission penalty"))
+        for pattern, message in _TEMPLATE:
+            page = pattern.sub(tr(message).replace("\\", "\\\\"), page)
+        page = _TEMPLATE_SCORE.sub(_score_in_brackets, page)
+        return _TEMPLATE_CELL_SCORE.sub(lambda m: tr("Score: {score}", score=m.group(1)), page)
 
 
-def _spaced(space: str, text: str) -> str:
-    """``text`` after ``space``, which a full-width bracket (Chinese) already has in it."""
-    return text if text.startswith("（") else space + text
+def _score_in_brackets(match: re.Match) -> str:
+    """The contents' "(Score: 2 / 3)", translated (a full-width bracket has its own space)."""
+    text = tr("(Score: {score})", score=match.group(2))
+    return text if text.startswith("（") else match.group(1) + text
 
 
 class SafeFeedbackExporter(HTMLExporter):

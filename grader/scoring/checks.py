@@ -441,9 +441,9 @@ def _between(part: Part, frac: float, theirs: int, ref: int, naive: int, simple:
         return tr("between naive (0%) and {name} ({half:.0%}) on the line",
                   name=part.baseline, half=BASELINE_CREDIT)  # fmt: skip
     if piece == "upper":
-        return tr("between {name} ({half:.0%}) and full credit (at most {full:,}) on the line",
+        return tr("between {name} ({half:.0%}) and the full-credit line (at most {full:,})",
                   name=part.baseline, half=BASELINE_CREDIT, full=last)  # fmt: skip
     if part.slack:
-        return tr("{fraction:.1%} of the way from naive to full credit (at most {full:,})",
-                  fraction=frac, full=last)  # fmt: skip
+        return tr("{fraction:.1%} of the way from naive to the full-credit line (at most "
+                  "{full:,})", fraction=frac, full=last)  # fmt: skip
     return tr("{fraction:.1%} of the way from naive to the reference", fraction=frac)

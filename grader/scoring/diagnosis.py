@@ -66,14 +66,15 @@ def slower_kernel(theirs: Any, reference: Any) -> str:
             said += " " + tr(
                 "That kernel holds {k} matmuls or convs: part 1's rule never joins two, but "
                 "the reference's autotuner keeps any merge that lowers the measured cycles, "
-                "and yours may too.",
+                "and your pass may do the same.",
                 k=contractions,
             )
         return said
     if kp.mode == "blocked":
         return head + tr(": it runs as {tiles} blocks of its contraction.", tiles=kp.tiles)
     ref_rows = [plan_kernel(k, chip).rows_per_tile for k in reference.kernels]
-    if kp.rows_per_tile >= max(ref_rows, default=kp.rows_per_tile):
+    if kp.rows_per_tile >= max(ref_rows, default=kp.rows_per_tile) or len(group) == 1:
+        # (one op cannot be fused less: only the grouping around it differs)
         return head + tr(": the reference groups these ops into other kernels; compare the "
                          "two timelines.")  # fmt: skip
     return head + tr(

@@ -15,20 +15,18 @@ geometry; here the check is what the learner sees: the screenshot, the images' n
 from __future__ import annotations
 
 import base64
-import copy
 import os
 import sys
 from pathlib import Path
 
 import nbformat
 import pytest
-from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor, Preprocessor
-from traitlets.config import Config
 
 from grader.feedback.page import SafeFeedbackExporter
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "grading"))
+from feedback_pages import Grades, page_of  # noqa: E402
 from hand_kernels import loop_nest  # noqa: E402  (a valid loop nest written by hand)
 
 #: The one thing a feedback page fetches from outside: nbgrader's feedback template calls
@@ -48,21 +46,6 @@ def _answers():
         # a learner's kernel (the code generator's own program is not data)
         "instruction_generation": ("instgen_challenge", lambda kb: loop_nest(kb, 16, 32)),
     }
-
-
-class _Grades(Preprocessor):
-    """What nbgrader's GetGrades puts in from the gradebook: per-cell and total scores."""
-
-    def preprocess(self, nb, resources):
-        total = points = 0.0
-        for cell in nb.cells:
-            meta = cell.metadata.get("nbgrader", {})
-            if meta.get("grade"):
-                meta.setdefault("score", 0.0)
-                total += meta["score"]
-                points += meta["points"]
-        resources["nbgrader"].update(score=total, max_score=points, late_penalty=0)
-        return nb, resources
 
 
 def feedback_html(assignment: str) -> str:
@@ -86,25 +69,6 @@ def feedback_html(assignment: str) -> str:
     cell.metadata.nbgrader["score"] = scored.score
 
     return page_of(nb, assignment)
-
-
-def page_of(nb, name: str) -> str:
-    """``nb``'s feedback page, by the exporter nbgrader_config.py makes nbgrader use, with
-    nbgrader's feedback template (the scores from the cells' metadata, as GetGrades puts them)."""
-    from nbgrader import server_extensions
-
-    templates = Path(server_extensions.__file__).parent / "formgrader" / "templates"
-    bootstrap = templates.parent / "static" / "node_modules" / "bootstrap" / "dist" / "css"
-    c = Config()
-    c.HTMLExporter.template_name = "feedback"
-    c.HTMLExporter.extra_template_basedirs = [str(templates)]
-    c.HTMLExporter.extra_template_paths = [str(bootstrap)]
-    exporter = SafeFeedbackExporter(config=c)
-    exporter.register_preprocessor(_Grades(), enabled=True)
-    exporter.register_preprocessor(CSSHTMLHeaderPreprocessor(), enabled=True)
-    resources = {"nbgrader": {"notebook": name, "assignment": name}}
-    html, _ = exporter.from_notebook_node(copy.deepcopy(nb), resources=resources)
-    return html
 
 
 @pytest.fixture(scope="module")
@@ -222,7 +186,7 @@ def test_a_learners_script_never_runs_on_the_feedback_page(page, tmp_path):
         if cell.metadata.get("nbgrader", {}).get("grade"):
             cell.metadata.nbgrader["score"] = 0.0
     exporter = SafeFeedbackExporter()
-    exporter.register_preprocessor(_Grades(), enabled=True)
+    exporter.register_preprocessor(Grades(), enabled=True)
     html, _ = exporter.from_notebook_node(
         nb, resources={"nbgrader": {"notebook": "fusion", "assignment": "fusion"}}
     )

@@ -152,7 +152,7 @@ def test_full_points_on_a_challenges_visible_instances_say_the_hidden_ones_decid
 
     shown = SimpleNamespace(score=score, points=4.0, explain=lambda: "(explanation)")
     text = nb.Answer(get_part("fusion_challenge"), {"answers": {}}, shown).text()
-    warned = "Full points on these 2 instances do not promise them on the 24 hidden ones"
+    warned = "Full points on these 2 visible instances do not promise full points on the 24 hidden"
     assert (warned in text) == (score == 4.0)
     chains = SimpleNamespace(score=3.0, points=3.0, explain=lambda: "(explanation)")
     plain = nb.Answer(get_part("fusion_chains"), {"answers": {}}, chains).text()

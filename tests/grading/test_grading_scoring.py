@@ -299,7 +299,7 @@ def test_the_explanation_states_the_line_the_credit_was_read_from():
                           required=["transformer"])  # fmt: skip
     (only,) = scored.instances
     assert 0 < only.fraction < 1, only.message
-    assert f"{only.fraction:.1%} of the way from naive to full credit (" in only.message
+    assert f"{only.fraction:.1%} of the way from naive to the full-credit line (" in only.message
     assert "(naive - full-credit line)" in scored.explain()
 
 
@@ -316,10 +316,10 @@ def test_the_words_follow_the_line_where_the_baseline_does_not_bend_it():
     flat = _timed(part, inst, 1200, {"reference": 1000, "naive": 1500, "baseline": 1500},
                   "bytes", None)  # fmt: skip
     assert flat.fraction == pytest.approx((1500 - 1200) / (1500 - 1060))
-    assert "of the way from naive to full credit (at most 1,060)" in flat.message
+    assert "of the way from naive to the full-credit line (at most 1,060)" in flat.message
     bent = _timed(part, inst, 1100, {"reference": 1010, "naive": 2000, "baseline": 1200},
                   "bytes", None)  # fmt: skip
-    assert "full credit (at most 1,070)" in bent.message  # 1,070.6: 1,071 would not be full
+    assert "the full-credit line (at most 1,070)" in bent.message  # 1,070.6: 1,071 is not full
 
 
 def test_the_words_say_when_an_answer_is_the_baseline_or_the_instance_separates_nothing():
