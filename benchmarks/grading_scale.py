@@ -4,14 +4,14 @@
         [--backends postgresql sqlite] [--out results.jsonl]
 
 Builds a temporary course (private chipsim copy, sandboxed kernels), submits the demo
-learners' notebooks round-robin as ``submissions / 2`` learners x 2 assignments, and grades
-the whole class once per (backend, shard count): N processes ``python -m grader.cli
-grade --shard k/N --workers 1`` started together (N machines of one core each, on one box),
-against a fresh gradebook each time: a new database on a throw-away PostgreSQL server
-(``tests/grading/scale_postgres.py``: Debian's server binaries, loopback port, removed at the
-end) or a fresh sqlite file. Wall time runs from the start of the first process to the end of
-the last (start-up, entering the assignments and every shard's grading included). After each
-run the audit log must show every notebook graded exactly once.
+learners' notebooks round-robin as ``submissions / 3`` learners x the course's three
+assignments, and grades the whole class once per (backend, shard count): N processes
+``python -m grader.cli grade --shard k/N --workers 1`` started together (N machines of one
+core each, on one box), against a fresh gradebook each time: a new database on a throw-away
+PostgreSQL server (``tests/grading/scale_postgres.py``: Debian's server binaries, loopback
+port, removed at the end) or a fresh sqlite file. Wall time runs from the start of the first
+process to the end of the last (start-up, entering the assignments and every shard's grading
+included). After each run the audit log must show every notebook graded exactly once.
 
 ``--records N`` instead times the grading records alone: N claim + record cycles (what a
 shard does per notebook, besides nbgrader's own writes) against each backend.
@@ -42,8 +42,7 @@ from scale_postgres import BINARIES, Server  # noqa: E402
 
 from grader.gradebook.db import default_url, normalize  # noqa: E402
 from grader.gradebook.records import Store  # noqa: E402
-
-ASSIGNMENTS = ("fusion", "memory_planning")
+from grader.problems.parts import ASSIGNMENTS  # noqa: E402
 
 
 def setup(tmp: Path, submissions: int) -> Path:
@@ -107,6 +106,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=None, help="append each row as JSON here")
     ap.add_argument("--records", type=int, default=0, help="time N claim + record cycles")
     args = ap.parse_args()
+    args.submissions -= args.submissions % len(ASSIGNMENTS)  # whole learners: one of each
     if args.records:
         records(args.records, args.backends)
         return
@@ -175,7 +175,7 @@ def records(n: int, backends: list[str]) -> None:
 
 
 def deadline(rows: list[dict], cores: int) -> None:
-    """1,000 learners x 2 notebooks in 10 minutes: how many machines like this one?"""
+    """1,000 learners x one notebook per assignment in 10 minutes: how many machines?"""
     if not rows:
         return
     best = min(rows, key=lambda r: r["wall_s"] * min(r["shards"], cores) / r["notebooks"])

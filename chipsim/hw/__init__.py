@@ -29,7 +29,7 @@ from chipsim.hw.parts import (
     Registers,
     TensorCore,
 )
-from chipsim.hw.simulator import IntervalMap, Record, Simulator
+from chipsim.hw.simulator import AccessMap, Record, Simulator
 
 __all__ = [
     "ALU",
@@ -60,7 +60,7 @@ __all__ = [
     "simd_ops",
     "Memory",
     "L2Cache",
-    "IntervalMap",
+    "AccessMap",
     "Record",
     "Simulator",
 ]

@@ -10,8 +10,8 @@ Each instruction starts at the latest of
   only the launches (on the host) queue ahead of the chip.
 
 Instructions are taken in program order, so ties break by instruction id and the result is
-the same on every run. Dependencies are found with one :class:`IntervalMap` per memory and
-kind of access, so a program of n instructions costs O(n) map updates, not O(n^2) pairs.
+the same on every run. Dependencies are found with one :class:`AccessMap` per memory, so a
+program of n instructions costs O(n) map updates, not O(n^2) pairs.
 DMA overlaps compute exactly when the program lets it (double buffering).
 
 Example:
@@ -41,48 +41,75 @@ from chipsim.hw.memory import Memory
 from chipsim.target import LEVELS, Level
 
 
-class IntervalMap:
-    """A step function over byte addresses (default 0): max over a range, assign, raise."""
+class AccessMap:
+    """For every byte address of one memory: the cycle its last write ends, and the latest
+    cycle a read of it since that write ends (both 0 at first). Two step functions over the
+    addresses that share their steps, so an access updates one map, not two.
 
-    __slots__ = ("_starts", "_vals")
+    Example:
+        >>> m = AccessMap()
+        >>> m.write(0, 64, 10); m.read(32, 96, 15)
+        >>> m.last_write(0, 128), m.last_access(40, 50), m.last_access(0, 8), m.last_access(96, 99)
+        (10, 15, 10, 0)
+    """
+
+    __slots__ = ("_starts", "_written", "_read")
 
     def __init__(self) -> None:
         self._starts = [0]
-        self._vals = [0]
+        self._written = [0]
+        self._read = [0]
 
     def _split(self, x: int) -> int:
-        i = bisect_right(self._starts, x) - 1
-        if self._starts[i] == x:
+        starts = self._starts
+        i = bisect_right(starts, x) - 1
+        if starts[i] == x:
             return i
-        self._starts.insert(i + 1, x)
-        self._vals.insert(i + 1, self._vals[i])
+        starts.insert(i + 1, x)
+        self._written.insert(i + 1, self._written[i])
+        self._read.insert(i + 1, self._read[i])
         return i + 1
 
-    def max(self, lo: int, hi: int) -> int:
-        """Largest value on [lo, hi)."""
+    def _span(self, lo: int, hi: int) -> tuple[int, int]:
+        """Indices of the steps that cover [lo, hi) (lo < hi)."""
+        starts = self._starts
+        i = bisect_right(starts, lo) - 1
+        return i, bisect_left(starts, hi, i + 1)
+
+    def last_write(self, lo: int, hi: int) -> int:
+        """When the last write of any byte in [lo, hi) ends (a read must wait for it)."""
         if lo >= hi:
             return 0
-        i = bisect_right(self._starts, lo) - 1
-        j = bisect_left(self._starts, hi)
-        return max(self._vals[i:j])
+        i, j = self._span(lo, hi)
+        return self._written[i] if j == i + 1 else max(self._written[i:j])
 
-    def assign(self, lo: int, hi: int, value: int) -> None:
-        """Set the value on [lo, hi)."""
+    def last_access(self, lo: int, hi: int) -> int:
+        """When the last write or read of any byte in [lo, hi) ends (a write waits for it)."""
+        if lo >= hi:
+            return 0
+        i, j = self._span(lo, hi)
+        if j == i + 1:
+            return max(self._written[i], self._read[i])
+        return max(max(self._written[i:j]), max(self._read[i:j]))
+
+    def write(self, lo: int, hi: int, end: int) -> None:
+        """[lo, hi) is written by an instruction ending at ``end``: no read of it since."""
         if lo >= hi:
             return
         i, j = self._split(lo), self._split(hi)
         self._starts[i:j] = [lo]
-        self._vals[i:j] = [value]
+        self._written[i:j] = [end]
+        self._read[i:j] = [0]
 
-    def raise_to(self, lo: int, hi: int, value: int) -> None:
-        """Set the value on [lo, hi) to max(value, current)."""
+    def read(self, lo: int, hi: int, end: int) -> None:
+        """[lo, hi) is read by an instruction ending at ``end``."""
         if lo >= hi:
             return
         i, j = self._split(lo), self._split(hi)
-        vals = self._vals
+        reads = self._read
         for k in range(i, j):
-            if vals[k] < value:
-                vals[k] = value
+            if reads[k] < end:
+                reads[k] = end
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,8 +155,7 @@ class Simulator:
         }
         self.records: list[Record] = []
         self._unit_free = dict.fromkeys(UNITS, 0)
-        self._written = {lv: IntervalMap() for lv in LEVELS}
-        self._read = {lv: IntervalMap() for lv in LEVELS}
+        self._access = {lv: AccessMap() for lv in LEVELS}
         self._floor = 0  # the next kernel starts after its launch and all earlier work
         self._end = 0
         self._capacity = {level: m.capacity for level, m in self.memory.items()}
@@ -195,18 +221,19 @@ class Simulator:
             raise SimulationError(
                 f"{self._where(instr)}: opcode {instr.opcode!r} does not run on unit {unit!r}"
             )
-        written, read = self._written, self._read
-        start = self._unit_free[unit] if unit == "host" else max(self._unit_free[unit], self._floor)
-        src_ranges = []
-        for op in instr.srcs:
-            lo, hi = self._bounds(op, instr)
-            src_ranges.append((op.level, lo, hi))
-            start = max(start, written[op.level].max(lo, hi))
-        dst_ranges = []
-        for op in instr.dsts:
-            lo, hi = self._bounds(op, instr)
-            dst_ranges.append((op.level, lo, hi))
-            start = max(start, written[op.level].max(lo, hi), read[op.level].max(lo, hi))
+        access, bounds = self._access, self._bounds
+        start = self._unit_free[unit]
+        if unit != "host" and self._floor > start:
+            start = self._floor
+        srcs, dsts = instr.srcs, instr.dsts
+        for op in srcs:
+            t = access[op.level].last_write(*bounds(op, instr))
+            if t > start:
+                start = t
+        for op in dsts:
+            t = access[op.level].last_access(*bounds(op, instr))
+            if t > start:
+                start = t
         if instr.opcode == "sync":
             start = max(start, self._end)
         traffic = self._traffic(instr)
@@ -220,11 +247,12 @@ class Simulator:
             self._floor = max(self._floor, arrive, done)
         if self.functional:
             self._execute(instr)
-        for level, lo, hi in src_ranges:
-            read[level].raise_to(lo, hi, end)
-        for level, lo, hi in dst_ranges:
-            written[level].assign(lo, hi, end)
-            read[level].assign(lo, hi, 0)
+        for op in srcs:
+            lo, hi = op.byte_range()
+            access[op.level].read(lo, hi, end)
+        for op in dsts:
+            lo, hi = op.byte_range()
+            access[op.level].write(lo, hi, end)
         self._unit_free[unit] = end
         self._end = max(self._end, end)
         self.records.append(Record(len(self.records), instr, start, end, traffic))

@@ -22,6 +22,7 @@ from grader.problems.families import (
     CHALLENGE_GAP,
     CHIP,
     family_rng,
+    once_per_graph,
     redrawn,
     stratum_row,
     stratum_step,
@@ -30,8 +31,8 @@ from grader.problems.families import (
 __all__ = [
     "ACTIVATIONS", "dense_kernel", "conv_kernel", "TILING_STRATA", "STREAMING_STRATA",
     "CONV_STRATA", "MLP_STRATA", "tiling_variant", "streaming_variant", "conv_variant",
-    "mlp_variant", "SMALLEST_BLOCK", "generated_program", "double_buffer_gap", "units_items",
-    "ROW_STEPS",
+    "mlp_variant", "SMALLEST_BLOCK", "generated_program", "program_cycles", "double_buffer_gap",
+    "units_items", "ROW_STEPS",
 ]  # fmt: skip
 
 
@@ -139,15 +140,19 @@ def generated_program(name: str, graph: Graph) -> Any:
 # (one 16 x 16 image, 32 output channels) would give the baseline full credit by
 # luck of the draw, so a stratum of the challenge is redrawn until the single-buffered
 # program is at least :data:`CHALLENGE_GAP` slower: there is always something to gain.
+@once_per_graph
+def program_cycles(graph: Graph, name: str) -> int:
+    """The cycles of :func:`generated_program` ``name`` for ``graph`` in a timing run,
+    computed once per graph (:func:`~grader.problems.families.once_per_graph`)."""
+    from chipsim.runtime.handwritten import run_kernel
+
+    return run_kernel(generated_program(name, graph), functional=False)[1].cycles
+
+
 def double_buffer_gap(graph: Graph) -> float:
     """The single-buffered program's cycles over the double-buffered one's (the challenge's
     baseline over its reference)."""
-    from chipsim.runtime.handwritten import run_kernel
-
-    def cycles(name: str) -> int:
-        return run_kernel(generated_program(name, graph), functional=False)[1].cycles
-
-    return cycles("single") / cycles("double")
+    return program_cycles(graph, "single") / program_cycles(graph, "double")
 
 
 def program_margin(graph: Graph) -> float:

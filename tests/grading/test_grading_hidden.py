@@ -205,6 +205,28 @@ def test_a_fusion_challenge_instance_is_one_where_fusion_pays(family, stratum):
         assert gap >= families.CHALLENGE_GAP, (seed, gap)
 
 
+def test_a_graphs_numbers_are_remembered_for_that_graph_alone():
+    """The redraw test and the scoring share a graph's numbers (once_per_graph): the renamed
+    instance is the same graph, but an equal graph built again, or other arguments, are not."""
+    calls = []
+
+    @families.once_per_graph
+    def numbers(graph, k):
+        calls.append(graph.name)
+        return len(graph.nodes) + k
+
+    graph = families.chain_variant(3, stratum=0)
+    renamed = graph.replace(name="chains_h1")
+    assert numbers(graph, 1) == numbers(renamed, 1) == len(graph.nodes) + 1
+    assert calls == [graph.name]
+    numbers(families.chain_variant(3, stratum=0), 1)  # equal, but other objects
+    numbers(graph, 2)
+    assert len(calls) == 3
+    # a remembered partition prints with the graph it was asked for
+    assert families.reference_partition(renamed).graph is renamed
+    assert families.reference_partition(graph).graph is graph
+
+
 @pytest.mark.parametrize(
     ("family", "stratum"),
     [("conv_variant", k) for k in range(len(kernels.CONV_STRATA))]

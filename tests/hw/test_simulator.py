@@ -5,11 +5,11 @@ import sys
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from chipsim.errors import SimulationError
-from chipsim.hw import Instr, IntervalMap, Operand, Simulator, cost, get_chip
+from chipsim.hw import AccessMap, Instr, Operand, Simulator, cost, get_chip
 from chipsim.hw.memory import Memory
 
 CHIP = get_chip("edge-npu")
@@ -23,11 +23,13 @@ def load(src, dst):
     return Instr("load", "dma", (src,), (dst,), work=src.nbytes)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=200, deadline=None)
+@example([("read", 0, 10, 50), ("write", 4, 10, 5)], 4, 10)  # a write ends the reads before it
+@example([("write", 0, 10, 50), ("read", 4, 20, 60)], 0, 4)  # a read leaves the write alone
 @given(
     st.lists(
         st.tuples(
-            st.sampled_from(["assign", "raise"]),
+            st.sampled_from(["write", "read"]),
             st.integers(0, 60),
             st.integers(0, 60),
             st.integers(0, 100),
@@ -37,18 +39,19 @@ def load(src, dst):
     st.integers(0, 60),
     st.integers(0, 60),
 )
-def test_interval_map_matches_brute_force(ops, qlo, qhi):
-    m, ref = IntervalMap(), [0] * 64
+def test_access_map_matches_brute_force(ops, qlo, qhi):
+    m, written, read = AccessMap(), [0] * 64, [0] * 64
     for kind, lo, hi, v in ops:
         lo, hi = min(lo, hi), max(lo, hi)
-        if kind == "assign":
-            m.assign(lo, hi, v)
-            ref[lo:hi] = [v] * (hi - lo)
+        if kind == "write":
+            m.write(lo, hi, v)
+            written[lo:hi], read[lo:hi] = [v] * (hi - lo), [0] * (hi - lo)
         else:
-            m.raise_to(lo, hi, v)
-            ref[lo:hi] = [max(r, v) for r in ref[lo:hi]]
+            m.read(lo, hi, v)
+            read[lo:hi] = [max(r, v) for r in read[lo:hi]]
     lo, hi = min(qlo, qhi), max(qlo, qhi)
-    assert m.max(lo, hi) == (max(ref[lo:hi]) if hi > lo else 0)
+    assert m.last_write(lo, hi) == (max(written[lo:hi]) if hi > lo else 0)
+    assert m.last_access(lo, hi) == (max(written[lo:hi] + read[lo:hi]) if hi > lo else 0)
 
 
 def test_raw_war_waw_and_independent_units():
