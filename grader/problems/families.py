@@ -211,9 +211,11 @@ def cnn_variant(seed: int, stratum: int | None = None) -> Graph:
     return redrawn(draw, fusion_margin, rng, stratum)
 
 
-#: Graphs whose numbers :func:`once_per_graph` remembers: every drawn candidate of the
-#: largest part, with room for its redraws.
-REMEMBERED_GRAPHS = 512
+#: How many numbers :func:`once_per_graph` remembers, per function: two for every draw one
+#: instance may make. An instance is scored right after it is drawn, so that is enough, and a
+#: long-lived grading worker holds a few graphs, not every one it has seen (a large
+#: transformer block is about 1.6 MB).
+REMEMBERED_GRAPHS = 2 * OUTCOME_TRIES
 
 
 class _Structure:
