@@ -107,6 +107,8 @@ def main() -> None:
     ap.add_argument("--records", type=int, default=0, help="time N claim + record cycles")
     args = ap.parse_args()
     args.submissions -= args.submissions % len(ASSIGNMENTS)  # whole learners: one of each
+    if not args.records and args.submissions == 0:
+        ap.error(f"--submissions: at least {len(ASSIGNMENTS)}, one notebook per assignment")
     if args.records:
         records(args.records, args.backends)
         return
@@ -180,12 +182,13 @@ def deadline(rows: list[dict], cores: int) -> None:
         return
     best = min(rows, key=lambda r: r["wall_s"] * min(r["shards"], cores) / r["notebooks"])
     per_core = best["wall_s"] * min(best["shards"], cores) / best["notebooks"]
-    notebooks, seconds = 1000 * len(ASSIGNMENTS), 600
+    notebooks, seconds = 1000 * len(ASSIGNMENTS), 540  # ten minutes, less a shard's start-up
     core_seconds = notebooks * per_core
     print(
         f"\nbest: {best['backend']}, {best['shards']} shard(s): {per_core:.2f} core-seconds per "
         f"notebook. 1,000 learners x {len(ASSIGNMENTS)} notebooks = {notebooks} notebooks = "
-        f"{core_seconds:,.0f} core-seconds; in {seconds} s that is {core_seconds / seconds:.1f} "
+        f"{core_seconds:,.0f} core-seconds; in {seconds} s of grading per core (ten minutes, less "
+        f"a shard's start-up) that is {core_seconds / seconds:.1f} "
         f"cores busy: {-(-core_seconds // (seconds * 8)):.0f} machines of 8 cores, "
         f"{-(-core_seconds // (seconds * 16)):.0f} of 16."
     )

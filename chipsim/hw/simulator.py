@@ -44,7 +44,8 @@ from chipsim.target import LEVELS, Level
 class AccessMap:
     """For every byte address of one memory: the cycle its last write ends, and the latest
     cycle a read of it since that write ends (both 0 at first). Two step functions over the
-    addresses that share their steps, so an access updates one map, not two.
+    addresses that share their steps, so an access updates one map, not two. Ranges are
+    ``[lo, hi)`` with ``0 <= lo`` (the simulator checks bounds before it asks).
 
     Example:
         >>> m = AccessMap()

@@ -211,13 +211,6 @@ def cnn_variant(seed: int, stratum: int | None = None) -> Graph:
     return redrawn(draw, fusion_margin, rng, stratum)
 
 
-#: How many numbers :func:`once_per_graph` remembers, per function: two for every draw one
-#: instance may make. An instance is scored right after it is drawn, so that is enough, and a
-#: long-lived grading worker holds a few graphs, not every one it has seen (a large
-#: transformer block is about 1.6 MB).
-REMEMBERED_GRAPHS = 2 * OUTCOME_TRIES
-
-
 class _Structure:
     """A graph as a memo key: its inputs, nodes and outputs, by identity, and not its name
     (a hidden instance is renamed after it is drawn; its nodes stay the same objects).
@@ -236,24 +229,35 @@ class _Structure:
         return isinstance(other, _Structure) and self.key == other.key
 
 
-def once_per_graph(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn(graph, *args)``, computed once per graph and arguments. A drawn instance's redraw
-    test (:func:`fusion_gap`, :func:`~grader.problems.kernels.double_buffer_gap`) and its
-    scoring (:func:`grader.scoring.references.baseline`) ask for the same numbers of the same
-    graph: the grader computes them once. ``fn`` must be deterministic and return something
-    frozen."""
-    remembered = functools.lru_cache(maxsize=REMEMBERED_GRAPHS)(
-        lambda structure, *args: fn(structure.graph, *args)
-    )
+def once_per_graph(maxsize: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A decorator: ``fn(graph, *args)`` remembered for the last ``maxsize`` graphs and
+    arguments. A drawn instance's redraw test (:func:`fusion_gap`,
+    :func:`~grader.problems.kernels.double_buffer_gap`) and its scoring
+    (:func:`grader.scoring.references.baseline`) ask for the same numbers of the same graph,
+    one right after the other: the grader computes them once. ``maxsize`` need only cover the
+    draws of one instance (:data:`OUTCOME_TRIES`, times the numbers asked of each), so a
+    long-lived grading worker does not keep every graph it has seen (a large transformer
+    block is about 1.6 MB). ``fn`` must be deterministic, return something frozen, and not
+    depend on ``graph.name`` (see :class:`_Structure`). The wrapper's ``cache_clear`` and
+    ``cache_info`` are the memo's."""
 
-    @functools.wraps(fn)
-    def call(graph: Graph, *args: Any) -> Any:
-        return remembered(_Structure(graph), *args)
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        remembered = functools.lru_cache(maxsize=maxsize)(
+            lambda structure, *args: fn(structure.graph, *args)
+        )
 
-    return call
+        @functools.wraps(fn)
+        def call(graph: Graph, *args: Any) -> Any:
+            return remembered(_Structure(graph), *args)
+
+        call.cache_clear = remembered.cache_clear  # type: ignore[attr-defined]
+        call.cache_info = remembered.cache_info  # type: ignore[attr-defined]
+        return call
+
+    return decorate
 
 
-@once_per_graph
+@once_per_graph(OUTCOME_TRIES)
 def _reference_fusion(graph: Graph) -> Partition:
     from chipsim.compiler import reference_fusion
     from chipsim.hw import get_chip
@@ -263,11 +267,11 @@ def _reference_fusion(graph: Graph) -> Partition:
 
 def reference_partition(graph: Graph) -> Partition:
     """The reference fusion (:func:`chipsim.compiler.reference_fusion`) of ``graph`` on
-    :data:`CHIP`, computed once per graph (:func:`once_per_graph`)."""
+    :data:`CHIP`, computed once per graph (:func:`once_per_graph`), with the graph asked for."""
     return dataclasses.replace(_reference_fusion(graph), graph=graph)
 
 
-@once_per_graph
+@once_per_graph(OUTCOME_TRIES)
 def naive_cycles(graph: Graph) -> int:
     """``graph``'s cycles on :data:`CHIP` at one kernel per op, computed once per graph."""
     return compile_with(graph).report.cycles

@@ -120,7 +120,7 @@ def baseline(part_id: str, instance_id: str, seed: int | None = None) -> dict[st
         ran = {n: run_strategy(n, obj) for n in part.reference}  # shown: run in full
         naive = part.naive or "smallest"
         cycles = {n: ran[n].cycles if n in ran else program_cycles(obj, n)
-                  for n in {*part.reference, *simple, naive}}  # fmt: skip
+                  for n in sorted({*part.reference, *simple, naive})}  # fmt: skip
         best = min(part.reference, key=lambda n: (cycles[n], part.reference.index(n)))
         out = {"reference": cycles[best], "naive": cycles[naive], "shown": ran[best],
                "overlap": ran[best].overlap}  # fmt: skip
