@@ -228,11 +228,13 @@ class Simulator:
             start = self._floor
         srcs, dsts = instr.srcs, instr.dsts
         for op in srcs:
-            t = access[op.level].last_write(*bounds(op, instr))
+            lo, hi = bounds(op, instr)  # first: an unknown level is named, not a KeyError
+            t = access[op.level].last_write(lo, hi)
             if t > start:
                 start = t
         for op in dsts:
-            t = access[op.level].last_access(*bounds(op, instr))
+            lo, hi = bounds(op, instr)
+            t = access[op.level].last_access(lo, hi)
             if t > start:
                 start = t
         if instr.opcode == "sync":
