@@ -263,26 +263,19 @@ def simd_ops(chip: Chip, elements: int, slots: int = 1) -> int:
 
 
 def _dma_cycles(instr: Instr, chip: Chip, traffic: Traffic | None) -> int:
+    levels = {o.level for o in (*instr.srcs, *instr.dsts)}
     if instr.opcode == "refetch":  # a timing-only re-read from DRAM (its data is on chip)
-        sram, dram = False, True
-    else:
-        sram = dram = False
-        for ops in (instr.srcs, instr.dsts):
-            for o in ops:
-                if o.level == Level.SRAM:
-                    sram = True
-                elif o.level == Level.DRAM:
-                    dram = True
+        levels = {Level.DRAM}
     bpc = chip.dma.bytes_per_cycle
     fixed = chip.dma.setup_cycles
-    if sram:
+    if Level.SRAM in levels:
         bpc = min(bpc, chip.sram.bytes_per_cycle)
-    if dram and traffic is not None:  # through the L2: every byte crosses the
+    if Level.DRAM in levels and traffic is not None:  # through the L2: every byte crosses the
         fixed += chip.dram.latency_cycles if traffic.miss else chip.l2.latency_cycles  # L2,
         bpc = min(bpc, chip.l2.bytes_per_cycle)  # DRAM's share meanwhile, pipelined
-        dram_cycles = -(-traffic.dram_bytes // chip.dram.sustained_bytes_per_cycle)
-        return fixed + max(-(-instr.work // bpc), dram_cycles)
-    if dram:
+        dram = -(-traffic.dram_bytes // chip.dram.sustained_bytes_per_cycle)
+        return fixed + max(-(-instr.work // bpc), dram)
+    if Level.DRAM in levels:
         bpc = min(bpc, chip.dram.sustained_bytes_per_cycle)
         fixed += chip.dram.latency_cycles
     return fixed + -(-instr.work // bpc)
