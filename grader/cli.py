@@ -195,6 +195,11 @@ def grade_mine(args: argparse.Namespace) -> int:
     for choice in chosen:
         page = course / "gradebook" / "feedback" / me / choice.assignment
         print(f"Your feedback on {choice.assignment}: {page / (choice.assignment + '.html')}")
+    print(
+        "A changed notebook meets hidden instances drawn anew for it, so an open challenge's"
+        " points can move a little even when nothing got worse (book: Exercises, How scoring"
+        " works)."
+    )
     return code or feedback_code
 
 

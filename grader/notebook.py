@@ -56,6 +56,12 @@ class NotFullCredit(AssertionError):
     explanation.
     """
 
+    def _render_traceback_(self) -> list[str]:
+        """What IPython shows (and so Validate): the explanation alone. The frames are the
+        course's own code, not the learner's; a learner read them first and took them for
+        the mistake (IPython calls this instead of formatting the traceback)."""
+        return [f"{type(self).__name__}: {self}"]
+
 
 class Answer:
     """What a test cell returns: the answer document, and a provisional score to look at."""

@@ -440,9 +440,12 @@ def _between(part: Part, frac: float, theirs: int, ref: int, naive: int, simple:
     if piece == "lower":
         return tr("between naive (0%) and {name} ({half:.0%}) on the line",
                   name=part.baseline, half=BASELINE_CREDIT)  # fmt: skip
-    if piece == "upper":
+    if piece == "upper" and part.slack:
         return tr("between {name} ({half:.0%}) and the full-credit line (at most {full:,})",
                   name=part.baseline, half=BASELINE_CREDIT, full=last)  # fmt: skip
+    if piece == "upper":
+        return tr("between {name} ({half:.0%}) and the reference ({full:,})",
+                  name=part.baseline, half=BASELINE_CREDIT, full=ref)  # fmt: skip
     if part.slack:
         return tr("{fraction:.1%} of the way from naive to the full-credit line (at most "
                   "{full:,})", fraction=frac, full=last)  # fmt: skip

@@ -238,7 +238,9 @@ class PartScore:
         lines += [f"  - {_line(s)}" for s in listed]
         shown = {id(s) for s in listed}
         rest = [s.fraction for s in counted if id(s) not in shown]
-        if rest:
+        if rest and min(rest) >= 1:
+            lines.append("  " + tr("the other {n}: full credit each", n=len(rest)))
+        elif rest:
             lines.append("  " + tr("the other {n}: {low:.1%} to {high:.1%} credit each, {full} "
                                    "of them full credit", n=len(rest), low=min(rest),
                                    high=max(rest), full=sum(f >= 1 for f in rest)))  # fmt: skip
@@ -283,11 +285,11 @@ def formula(slack: float, baseline: str | None, overlap: bool) -> list[str]:
     """The credit line of a timed part, as the explanation states it (see :func:`credit`)."""
     if baseline and slack:
         line = tr("credit: 0 at naive, {half:.0%} at {name}, 100% at the full-credit line; "
-                  "linear between ({name} earns full credit where it is that good itself)",
+                  "linear between ({name} earns full credit where it reaches that line itself)",
                   half=BASELINE_CREDIT, name=baseline)  # fmt: skip
     elif baseline:
         line = tr("credit: 0 at naive, {half:.0%} at {name}, 100% at the reference; linear "
-                  "between ({name} earns full credit where it is that good itself)",
+                  "between ({name} earns full credit where it matches the reference itself)",
                   half=BASELINE_CREDIT, name=baseline)  # fmt: skip
     elif slack:
         line = tr("credit = clip((naive - yours) / (naive - full-credit line), 0, 1)")

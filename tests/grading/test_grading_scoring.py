@@ -17,6 +17,7 @@ from grader.problems.hidden import seeds_for
 from grader.problems.parts import PARTS as UNBOUND
 from grader.scoring.answer import MIME, graph_fingerprint
 from grader.scoring.checks import score_instance
+from grader.scoring.credit import PartScore
 from grader.scoring.epilogue import epilogue_fusion
 from grader.scoring.references import built
 
@@ -320,6 +321,17 @@ def test_the_words_follow_the_line_where_the_baseline_does_not_bend_it():
     bent = _timed(part, inst, 1100, {"reference": 1010, "naive": 2000, "baseline": 1200},
                   "bytes", None)  # fmt: skip
     assert "the full-credit line (at most 1,070)" in bent.message  # 1,070.6: 1,071 is not full
+    # without a slack (the instruction-generation challenge) there is no full-credit line to
+    # name: a new learner read "the full-credit line" and "that good itself" as a slack
+    gen = PARTS["instgen_challenge"]
+    assert gen.slack == 0 and gen.baseline
+    base = {"reference": 1000, "naive": 2000, "baseline": 1500}
+    upper = _timed(gen, gen.instance("conv_a"), 1100, base, "cycles", None)
+    assert "between single (50%) and the reference (1,000)" in upper.message, upper.message
+    said = PartScore(
+        "instgen_challenge", 4.0, (upper,), language="en", slack=gen.slack, baseline=gen.baseline
+    ).explain()
+    assert "full-credit line" not in said and "where it matches the reference itself" in said
 
 
 def test_the_words_say_when_an_answer_is_the_baseline_or_the_instance_separates_nothing():
@@ -364,6 +376,7 @@ def test_an_explanation_lists_the_least_credit_and_sums_up_the_rest_of_many_inst
     full = PartScore("fusion_epilogue", 3.0, (visible, *everything), language="en",
                      counted=tuple(s.instance for s in everything)).explain()  # fmt: skip
     assert "with the least credit" not in full  # a new learner read it as "you lost here"
+    assert f"the other {96 - LISTED}: full credit each" in full  # not "100.0% to 100.0%"
     said = f"96 hidden instances, drawn for this submission, every one at full credit; {LISTED}"
     assert said in full
     rest = [s.fraction for s in hidden[:85] if s.instance != "dense_h3"]

@@ -63,6 +63,8 @@ def test_untouched_release_fails_every_part(tmp_path, assignment):
         too_long = [line for line in explanation
                     if len(validator.indent + line) > validator.width - 3]  # fmt: skip
         assert not too_long, too_long
+        # the explanation alone: no frames of the course's code for a learner to read first
+        assert "grader/notebook.py" not in raw and "Traceback" not in raw, raw
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
