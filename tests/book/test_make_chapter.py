@@ -23,6 +23,7 @@ def test_make_chapter_renders_like_the_book(tmp_path):
     printed = proc.stdout + proc.stderr
     assert proc.returncode == 0, printed
     assert "0 warning(s) in book/pitfalls.md" in printed
+    assert "the other pages there have no outputs" in printed  # a learner opened one
     for noise in ("trust", "papermill", "without encryption"):
         assert noise not in printed.lower()
     html = (out / "_build" / "html" / f"{PAGE}.html").read_text(encoding="utf-8")
