@@ -84,9 +84,9 @@ class Answer:
         if self.provisional is not None:
             lines.append(
                 tr(
-                    "Provisional score on the visible instances ({points} of {total} points). "
-                    "The grade is computed by the grader, the same way, on hidden instances "
-                    "it draws for your submission:",
+                    "Provisional score on the visible instances: {points} of {total} points "
+                    "(the grade is computed by the grader, the same way, on hidden instances "
+                    "it draws for your submission).",
                     points=show_points(self.provisional.score),
                     total=show_points(self.provisional.points),
                 )  # fmt: skip

@@ -40,7 +40,7 @@ pytestmark = pytest.mark.grading
 
 ASSIGNMENTS = ("fusion", "memory_planning", "instruction_generation")
 MY_CELL = "# my own notes: plans I tried\nMY_NOTE = 'keep me'\n"
-PROVISIONAL = re.compile(r"Provisional score on the visible instances \((\S+) of (\S+) points\)")
+PROVISIONAL = re.compile(r"Provisional score on the visible instances: (\S+) of (\S+) points")
 PREVIEW = re.compile(r"Visible instances \(practice, not counted[^)]*\): (\S+) points there")
 
 
