@@ -104,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     html = out / "_build" / "html" / f"{page}.html"
     shown = html.relative_to(ROOT) if html.is_relative_to(ROOT) else html
     print(f"{len(mine)} warning(s) in {page}.md. Open {shown}")
-    print("(only this chapter ran: the other pages there have no outputs; `make book` runs all)")
+    book = f"make book EDITIONS={args.edition}" if args.edition else "make book"
+    print(f"(only this chapter ran: the other pages there have no outputs; `{book}` runs all)")
     return 0
 
 
