@@ -109,11 +109,31 @@ def expected(losses: dict[str, float]) -> dict[str, float]:
     return {**full, **losses}
 
 
+#: The share of an open challenge's points the course's solution is held to. Full credit there
+#: needs every hidden instance within the slack of the reference, and the solution's search,
+#: full on most draws, can land a hair outside it on one: 3.998 of 4 on honest_dunders' draw at
+#: 5df4ecc (the draws follow a notebook's contents, so editing the solution moves them). An
+#: attack the grader catches costs the whole part, far below this.
+CHALLENGE_FLOOR = 0.99
+
+
+def matches(got: dict[str, float], want: dict[str, float], attacked: set[str]) -> bool:
+    """Every part exactly as wanted, but an open challenge nobody attacked: near full."""
+    if got.keys() != want.keys():
+        return False
+    return all(
+        CHALLENGE_FLOOR * want[p] <= got[p] <= want[p]
+        if p.endswith("_challenge") and p not in attacked
+        else got[p] == want[p]
+        for p in want
+    )
+
+
 def test_honest_students_get_full_marks(redteam):
     _, g, cases, _, _ = redteam
     for name in cases:
         if name.startswith("honest_"):
-            assert g[name] == full_marks(name), name
+            assert matches(g[name], full_marks(name), set()), (name, g[name])
 
 
 def test_each_attack_costs_only_its_part(redteam):
@@ -123,9 +143,21 @@ def test_each_attack_costs_only_its_part(redteam):
         if name.startswith("honest_"):
             continue
         want = expected(losses)
-        if g[name] != want:
+        if not matches(g[name], want, set(losses)):
             wrong[name] = (g[name], want)
     assert not wrong, json.dumps(wrong, indent=1)
+
+
+def test_the_challenge_floor_tells_a_hair_from_a_lost_part():
+    full = {"fusion_chains": 3.0, "fusion_challenge": 4.0}
+    assert matches({"fusion_chains": 3.0, "fusion_challenge": 3.998}, full, set())
+    assert not matches({"fusion_chains": 3.0, "fusion_challenge": 0.0}, full, set())
+    assert not matches({"fusion_chains": 2.999, "fusion_challenge": 4.0}, full, set())
+    # an attacked challenge must lose exactly what the attack costs
+    lost = {"fusion_chains": 3.0, "fusion_challenge": 0.0}
+    assert not matches(
+        {"fusion_chains": 3.0, "fusion_challenge": 3.998}, lost, {"fusion_challenge"}
+    )
 
 
 def test_every_grade_is_in_the_gradebook_exactly_once(redteam):
