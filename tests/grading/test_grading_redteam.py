@@ -33,6 +33,7 @@ from redteam_students import (
 )
 
 from grader.gradebook.pool import grade_all
+from grader.problems.parts import PARTS
 
 pytestmark = pytest.mark.skipif(
     NO_SANDBOX, reason="this machine cannot sandbox kernels (no namespaces): nothing to attack"
@@ -123,7 +124,7 @@ def matches(got: dict[str, float], want: dict[str, float], attacked: set[str]) -
         return False
     return all(
         CHALLENGE_FLOOR * want[p] <= got[p] <= want[p]
-        if p.endswith("_challenge") and p not in attacked
+        if PARTS[p].challenge and p not in attacked
         else got[p] == want[p]
         for p in want
     )
