@@ -54,6 +54,9 @@ ALIGN = 64
 
 DRAM, SRAM, REG = Level.DRAM, Level.SRAM, Level.REG
 
+#: A level as the placement table names it, in the reader's language (DRAM is 显存 in Chinese).
+_LEVEL_NAMES = {DRAM: N_("DRAM"), SRAM: N_("SRAM"), REG: N_("registers")}
+
 
 @dataclass(frozen=True, slots=True)
 class Slot:
@@ -177,7 +180,7 @@ class Placement:
                         "tensor": label,
                         "type": str(v.type),
                         "role": tr(slot.role),
-                        "level": slot.level.upper() if slot.level != REG else tr("registers"),
+                        "level": tr(_LEVEL_NAMES[slot.level]),
                         "offset": slot.offset,
                         "why": slot.reason(),
                     }

@@ -222,9 +222,15 @@ class PartScore:
                 "  " + tr("An answer below is invalid, so the whole part scores 0: fix that first.")
             )
         listed = least_credit(counted)
-        if preview and len(listed) < len(counted) and all(s.fraction >= 1 for s in counted):
+        short = tuple(s for s in listed if s.invalid or s.fraction < 1)
+        if preview and len(listed) < len(counted) and not short:
             lines.append("  " + tr("Graded on {n} hidden instances, drawn for this submission, "
                                    "every one at full credit; {k} of them:", n=len(counted),
+                                   k=len(listed)))  # fmt: skip
+        elif preview and len(listed) < len(counted) and len(short) < len(listed):
+            listed = short  # the full ones are summed up below, not listed as if they lost
+            lines.append("  " + tr("Graded on {n} hidden instances, drawn for this submission; "
+                                   "{k} below full credit:", n=len(counted),
                                    k=len(listed)))  # fmt: skip
         elif preview and len(listed) < len(counted):
             lines.append("  " + tr("Graded on {n} hidden instances, drawn for this submission; "

@@ -384,6 +384,14 @@ def test_an_explanation_lists_the_least_credit_and_sums_up_the_rest_of_many_inst
             "full credit") in text  # fmt: skip
     assert "  - dense_small: 50.0% credit" in text  # the visible one still shown
 
+    # three short of full among many: only they are listed, not nine full ones beside them
+    three = [InstanceScore(f"dense_h{k}", 1.0 if k >= 3 else 0.5, f"m{k}") for k in range(96)]
+    some = PartScore("fusion_epilogue", 3.0, (visible, *three), language="en",
+                     counted=tuple(s.instance for s in three)).explain()  # fmt: skip
+    assert sum(line.startswith("  - dense_h") for line in some.splitlines()) == 3
+    assert "96 hidden instances, drawn for this submission; 3 below full credit:" in some
+    assert "least credit" not in some and "the other 93: full credit each" in some
+
     few = PartScore("fusion_challenge", 4.0, (visible, *hidden[:8]), language="en",
                     counted=tuple(s.instance for s in hidden[:8]))  # fmt: skip
     assert sum(line.startswith("  - dense_h") for line in few.explain().splitlines()) == 8

@@ -90,6 +90,8 @@ def test_partition_plan_and_placement_in_chinese(program):
     table = zh.splitlines()[:-1]  # every row as wide as the header, in display columns
     assert {text_width(line) for line in table} == {text_width(table[0])}
     assert "<th>张量</th>" in both(prog.placement._repr_html_)[1]
+    en_levels, zh_levels = both(lambda: {r["level"] for r in prog.placement.rows()})
+    assert "DRAM" in en_levels and "显存" in zh_levels and "DRAM" not in zh_levels  # the weights
 
 
 def test_placement_reasons_wrap_so_the_table_fits_a_page(program):
