@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import html
 import io
 import math
 import re
@@ -265,6 +266,33 @@ def template_in_language(page: str, language: Any) -> str:
         return _TEMPLATE_CELL_SCORE.sub(lambda m: tr("Score: {score}", score=m.group(1)), page)
 
 
+#: The contents' entry of a test cell: its link (the cell's ``grade_id``) and nbgrader's words.
+_CONTENTS_TEST_CELL = re.compile(r'<a href="#([\w-]+)">Test cell</a>')
+
+
+def with_part_names(page: str, language: Any) -> str:
+    """``page`` with each contents entry of a course part's test cell named by its part, in
+    ``language``: nbgrader's template lists every test cell as "Test cell (Score: 2 / 3)",
+    and a learner could not tell which line was which part without following the links.
+    A cell that is not a course part keeps the template's words.
+
+    Example:
+        >>> with_part_names('<a href="#fusion_chains">Test cell</a> (Score: 3 / 3)', "en")
+        '<a href="#fusion_chains">fusion_chains: greedy fusion of elementwise chains</a> (Score: 3 / 3)'
+    """
+    from grader.problems.parts import PARTS
+
+    def named(match: re.Match) -> str:
+        part = PARTS.get(match.group(1))
+        if part is None:
+            return match.group(0)
+        name = html.escape(tr("{part}: {title}", part=part.id, title=tr(part.title)))
+        return f'<a href="#{match.group(1)}">{name}</a>'
+
+    with use_language(spoken(language) or ENGLISH):
+        return _CONTENTS_TEST_CELL.sub(named, page)
+
+
 def _score_in_brackets(match: re.Match) -> str:
     """The contents' "(Score: 2 / 3)", translated (a full-width bracket has its own space)."""
     text = tr("(Score: {score})", score=match.group(2))
@@ -288,4 +316,5 @@ class SafeFeedbackExporter(HTMLExporter):
         nb = sanitized(nb)
         output, resources = super().from_notebook_node(nb, resources, **kw)
         language = nb.metadata.get("chipsim", {}).get("language")
-        return with_policy(template_in_language(with_alt_text(output, nb), language)), resources
+        page = with_part_names(with_alt_text(output, nb), language)
+        return with_policy(template_in_language(page, language)), resources

@@ -295,7 +295,12 @@ def test_the_feedback_templates_own_words_follow_the_learners_language():
     assert len(re.findall(template, english)) >= 6  # what the template writes, in English
     assert not re.findall(template, chinese)
     assert "<h4>memory_planning（得分：2.5 / 3）</h4>" in chinese
-    assert ">测试单元格</a>（得分：2.5 / 3）" in chinese and "你的答案" in chinese
+    # the contents name each test cell by its part (nbgrader's words: "Test cell", for each)
+    title = PARTS["memory_greedy"].title
+    assert f'<a href="#memory_greedy">memory_greedy: {title}</a> (Score: 2.5 / 3)' in english
+    with i18n.use_language("zh_CN"):
+        assert f">memory_greedy：{i18n.tr(title)}</a>（得分：2.5 / 3）" in chinese
+    assert "你的答案" in chinese
     assert "测试单元格： <code>memory_greedy</code>" in chinese and "（回到顶部）" in chinese
     numbers = re.compile(r"\d+\.\d+ / \d+")
     assert numbers.findall(chinese) == numbers.findall(english)  # the scores untouched
