@@ -259,19 +259,33 @@ def pad(text: str, width: int, *, right: bool = False) -> str:
     return fill + text if right else text + fill
 
 
+#: Where a translation may break a line of CJK text (a zero-width space): a translator puts
+#: it between words, and :func:`wrap` then never cuts a word in two (Chinese has no spaces,
+#: and a cut between any two characters can split 运行 or 代码).
+BREAK = "\u200b"
+
+
 def wrap(text: str, width: int) -> list[str]:
     """``text`` in lines of at most ``width`` terminal columns (a CJK character is two): cut at
     spaces, or between any two CJK characters; a longer word is cut where the width ends.
+    Text that marks its breaks (:data:`BREAK`) is cut only there and at spaces, and the
+    marks are left out of the lines.
 
     Example:
         >>> wrap("read once per kernel: streamed", 16)
         ['read once per', 'kernel: streamed']
         >>> wrap("每个内核函数只读一次", 8)
         ['每个内核', '函数只读', '一次']
+        >>> wrap("每个\u200b内核函数\u200b只读一次", 8)
+        ['每个', '内核函数', '只读一次']
     """
+    marked = BREAK in text
+    pieces = r"[^\s\u200b]+|\s+|\u200b" if marked else r"[\u2e80-\uffef]|[^\s\u2e80-\uffef]+|\s+"
     lines: list[str] = []
     line = ""
-    for token in re.findall(r"[\u2e80-\uffef]|[^\s\u2e80-\uffef]+|\s+", text):
+    for token in re.findall(pieces, text):
+        if token == BREAK:
+            continue
         if token.isspace():
             line += " " if line else ""
             continue
@@ -290,8 +304,11 @@ def wrap(text: str, width: int) -> list[str]:
 
 
 def text_width(text: str) -> int:
-    """Terminal columns ``text`` takes: a wide (CJK) character counts as two."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    """Terminal columns ``text`` takes: a wide (CJK) character counts as two, a
+    :data:`BREAK` none."""
+    return sum(
+        2 if unicodedata.east_asian_width(ch) in "WF" else 0 if ch == BREAK else 1 for ch in text
+    )
 
 
 @functools.cache

@@ -226,3 +226,26 @@ def test_graph_cost_table_and_chip_in_chinese(program):
     assert en.startswith("edge-npu: ") and "eager launch" in en
     assert zh.startswith("edge-npu：") and "张量核心" in zh and "启动开销" in zh
     assert NUMBER.findall(zh) == NUMBER.findall(en)
+
+
+def test_a_marked_chinese_note_wraps_between_words_only():
+    """4.5's pipeline figure wrapped its Chinese notes every 9 characters and split 运行,
+    代码 and 单元 across lines; their translations now mark where a line may break."""
+    from chipsim.i18n import BREAK, tr, wrap
+
+    with use_language("zh_CN"):
+        notes = [tr(what) for _, what in cs.PIPELINE]
+    marked = [note for note in notes if BREAK in note]
+    assert len(marked) == len(notes)  # every stage's note says where it may break
+    for note in marked:
+        clean, cuts, k = note.replace(BREAK, ""), set(), 0
+        for ch in note:  # where a mark or a space stands, in the text without marks
+            cuts |= {k} if ch == BREAK else {k, k + 1} if ch == " " else set()
+            k += ch != BREAK
+        lines, end = wrap(note, 18), 0
+        assert "".join(lines).replace(" ", "") == clean.replace(" ", "")
+        for line in lines:
+            assert text_width(line) <= 18 and BREAK not in line, line
+            end = clean.index(line, end) + len(line)
+            assert end in cuts | {len(clean)}, (note, line)  # never inside a word
+    assert wrap("每个内核函数", 8) != wrap(f"每个{BREAK}内核函数", 8)  # unmarked: cut anywhere
