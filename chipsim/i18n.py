@@ -197,6 +197,23 @@ def tr(message: str, /, **fields: Any) -> str:
     numbers or names pasted in, so that one catalogue entry serves every value and a translator
     can move the fields. Without ``fields`` the text is returned as it is (braces and all).
     """
+    return _translated(message, fields).replace(BREAK, "")
+
+
+def tr_lines(message: str, width: int, /, **fields: Any) -> list[str]:
+    """:func:`tr` in lines of at most ``width`` columns, cut where its translator marked that
+    a line may break (:data:`BREAK`, see :func:`wrap`): for a label in a box of a figure.
+
+    Example:
+        >>> with use_language("zh_CN"):
+        ...     tr_lines("partition the ops into kernels (operator fusion)", 14)
+        ['把算子划分为', '内核函数', '（算子融合）']
+    """
+    return wrap(_translated(message, fields), width)
+
+
+def _translated(message: str, fields: dict[str, Any]) -> str:
+    """``message`` in the current language, fields filled in, break marks kept."""
     language = current_language()
     text = message
     if language != ENGLISH:
@@ -261,7 +278,8 @@ def pad(text: str, width: int, *, right: bool = False) -> str:
 
 #: Where a translation may break a line of CJK text (a zero-width space): a translator puts
 #: it between words, and :func:`wrap` then never cuts a word in two (Chinese has no spaces,
-#: and a cut between any two characters can split 运行 or 代码).
+#: and a cut between any two characters can split 运行 or 代码). :func:`tr` leaves the marks
+#: out; :func:`tr_lines` wraps at them.
 BREAK = "\u200b"
 
 
@@ -290,6 +308,9 @@ def wrap(text: str, width: int) -> list[str]:
             line += " " if line else ""
             continue
         while text_width(token) > width:  # a word wider than a line: cut it
+            if line.strip() and text_width(token[:1]) > width - text_width(line):
+                lines.append(line.rstrip())  # not even its first character fits here
+                line = ""
             room = width - text_width(line)
             cut = max(1, max(i for i in range(len(token) + 1) if text_width(token[:i]) <= room))
             lines.append((line + token[:cut]).rstrip())

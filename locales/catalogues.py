@@ -46,7 +46,7 @@ PO_WIDTH = 76
 # self-checks), plus tables of labels that are translated where they are shown (tr(TABLE[key])).
 RUNTIME_SOURCES = ("chipsim/**/*.py", "grader/**/*.py", "book/**/*.md", "solutions/*/*.ipynb")
 RUNTIME_TABLES = ("chipsim.hw.isa:UNIT_TITLES",)
-TR_NAMES = {"tr", "tr_in", "N_"}
+TR_NAMES = {"tr", "tr_in", "tr_lines", "N_"}
 
 GLUE_ROLE = re.compile(r"\{glue(?P<kind>:text|:any)?\}`(?P<target>[^`]+)`")
 ANY_GLUE = re.compile(r"\{glue(?::\w+)?\}`([^`]+)`")

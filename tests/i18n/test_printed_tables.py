@@ -230,22 +230,37 @@ def test_graph_cost_table_and_chip_in_chinese(program):
 
 def test_a_marked_chinese_note_wraps_between_words_only():
     """4.5's pipeline figure wrapped its Chinese notes every 9 characters and split 运行,
-    代码 and 单元 across lines; their translations now mark where a line may break."""
-    from chipsim.i18n import BREAK, tr, wrap
+    代码 and 单元 across lines; their translations now mark where a line may break, and the
+    figure cuts only there. Printed, the marks are left out."""
+    from chipsim.i18n import BREAK, catalogue, tr, tr_lines, wrap
 
-    with use_language("zh_CN"):
-        notes = [tr(what) for _, what in cs.PIPELINE]
-    marked = [note for note in notes if BREAK in note]
-    assert len(marked) == len(notes)  # every stage's note says where it may break
-    for note in marked:
+    for _, what in cs.PIPELINE:
+        note = catalogue("zh_CN")[what]
+        assert BREAK in note, what  # every stage's note says where it may break
         clean, cuts, k = note.replace(BREAK, ""), set(), 0
         for ch in note:  # where a mark or a space stands, in the text without marks
             cuts |= {k} if ch == BREAK else {k, k + 1} if ch == " " else set()
             k += ch != BREAK
-        lines, end = wrap(note, 18), 0
-        assert "".join(lines).replace(" ", "") == clean.replace(" ", "")
+        with use_language("zh_CN"):
+            lines, printed = tr_lines(what, 18), tr(what)
+        assert printed == clean  # a printed stage list carries no marks
+        assert "".join(lines).replace(" ", "") == clean.replace(" ", ""), what
+        end = 0
         for line in lines:
             assert text_width(line) <= 18 and BREAK not in line, line
             end = clean.index(line, end) + len(line)
             assert end in cuts | {len(clean)}, (note, line)  # never inside a word
     assert wrap("每个内核函数", 8) != wrap(f"每个{BREAK}内核函数", 8)  # unmarked: cut anywhere
+
+
+def test_wrap_keeps_to_its_width_when_a_word_is_wider_than_the_line():
+    """A marked Chinese word is one piece, so a piece wider than what is left of a line is
+    ordinary input (it crashed when nothing was left, and overran by one column when one
+    was)."""
+    from chipsim.i18n import BREAK, wrap
+
+    for text, width in (("每个内核 函数只读一次多" + BREAK + "啊", 8), ("abc defghij", 3),
+                        ("一二三四五六七八a" + BREAK + "九十一二三四五六七八九", 18)):  # fmt: skip
+        lines = wrap(text, width)
+        assert all(text_width(line) <= width for line in lines), lines
+        assert "".join(lines).replace(" ", "") == text.replace(BREAK, "").replace(" ", "")
