@@ -86,14 +86,18 @@ c.CourseDirectory.db_url = configured_url(GRADEBOOK)
 # is the usual state of a working pass, so nbgrader's own "VALIDATION FAILED ... you WILL NOT
 # receive full credit" says too little and alarms too much: say what it measured, and where
 # the reasons are.
-c.Validator.failed_warning = (  # nbgrader refills it to its width: short sentences, spaced
+# nbgrader refills it with textwrap, which breaks lines only at ASCII spaces: the Chinese
+# sentences end in a space, and a number keeps its words (a no-break space, U+00A0).
+c.Validator.failed_warning = (
     "{num_failed} PART(S) BELOW FULL POINTS on the visible instances: each one's message below "
     "says what it scored there and why. Your grade comes from hidden instances drawn when you "
     "are graded: `make grade-mine` shows it. On an open challenge this is normal until your "
-    "pass is as good as the reference; a part that says 0 points has a task still to do. "
-    "有 {num_failed} 个部分在可见实例上未得满分。 下面每个部分的消息写明了它的得分和原因。 "
-    "成绩按评分时抽取的隐藏实例计算， `make grade-mine` 可以看到。 "
-    "开放挑战在你的处理步骤赶上参考解之前本来就会如此。 显示 0 分的部分还有任务没做完。\n"
+    "answer is as good as the reference; a part that says 0 points has a task still to do. "
+    "有\u00a0{num_failed}\u00a0个部分在可见实例上未得满分。 "
+    "下面每个部分的消息写明了它的得分和原因。 "
+    "运行 `make grade-mine` 可以看到按评分时抽取的隐藏实例计算的成绩。 "
+    "在开放挑战中，你的答案赶上参考解之前，没有满分是正常的。 "
+    "显示\u00a00\u00a0分的部分还有任务没做完。\n"
 )
 
 # Released stubs: the line after each solution region raises NotImplementedError("<task>").

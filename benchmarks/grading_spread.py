@@ -158,6 +158,19 @@ def per_instance(part_id: str, fns: tuple, secrets: int) -> None:
               f"{min(xs):.3f} | {max(xs):.3f} |")  # fmt: skip
 
 
+def two_runs_differ_by(scores: tuple[float, ...]) -> float:
+    """How far apart the points of one notebook in two course runs are, on average: the mean
+    of |a - b| over every pair of secrets (what a learner who grades twice, in two fresh
+    gradebooks, would see; the range over 20 secrets is several times that).
+
+    Example:
+        >>> two_runs_differ_by((1.0, 1.0, 2.0))
+        0.6666666666666666
+    """
+    pairs = [(a, b) for i, a in enumerate(scores) for b in scores[i + 1 :]]
+    return statistics.fmean(abs(a - b) for a, b in pairs)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--secrets", type=int, default=20)
@@ -184,8 +197,8 @@ def main() -> None:
     rows = spread(args.parts, solutions, args.secrets, progress=True)
     print(f"machine: {platform.machine()}, Python {platform.python_version()}; "
           f"{args.secrets} course secrets")  # fmt: skip
-    print("| part | points | solution | min | max | spread | mean |")
-    print("|---|---:|---|---:|---:|---:|---:|")
+    print("| part | points | solution | min | max | spread | mean | sd | two runs differ by |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         cells = (
             r.part,
@@ -195,6 +208,8 @@ def main() -> None:
             f"{max(r.scores):.3f}",
             f"{r.spread:.3f}",
             f"{statistics.fmean(r.scores):.3f}",
+            f"{statistics.pstdev(r.scores):.3f}",
+            f"{two_runs_differ_by(r.scores):.3f}",
         )
         print("| " + " | ".join(cells) + " |")
     print(f"wall time {time.perf_counter() - clock:.0f} s")

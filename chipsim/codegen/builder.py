@@ -62,6 +62,7 @@ from chipsim.codegen.program_data import offsets, replay, tile_data
 from chipsim.errors import PlanError
 from chipsim.hw.chip import Chip
 from chipsim.hw.isa import Instr, Operand
+from chipsim.i18n import tr
 from chipsim.ir.graph import Graph, Value
 from chipsim.passes.memory.liveness import align_up
 from chipsim.passes.placement import ALIGN
@@ -109,8 +110,11 @@ class KernelBuilder:
         bk = match_blocked(self.kernel)
         if bk is None or bk.geometry.batch_axes:
             raise PlanError(
-                f"graph {graph.name!r} is not one matmul or conv2d followed by elementwise ops "
-                "on its output: a KernelBuilder lowers exactly that kind of kernel"
+                tr(
+                    "graph {name!r} is not one matmul or conv2d followed by elementwise ops on "
+                    "its output: a KernelBuilder lowers exactly that kind of kernel",
+                    name=graph.name,
+                )  # fmt: skip
             )
         self.blocked: BlockedKernel = bk
         self.names = graph.names()
@@ -165,8 +169,9 @@ class KernelBuilder:
         if isinstance(name, Value) and name in self.names:
             return name
         if name not in self._values:
-            raise PlanError(f"the kernel has no value {name!r}; its values are "
-                            f"{', '.join(self._values)} (print the graph to see them)")  # fmt: skip
+            raise PlanError(tr("the kernel has no value {name!r}; its values are {values} "
+                               "(print the graph to see them)", name=name,
+                               values=", ".join(self._values)))  # fmt: skip
         return self._values[name]
 
     def tile_bytes(self, name: str, tile: Tile) -> int:
@@ -190,8 +195,10 @@ class KernelBuilder:
             start, size = (int(span[0]), int(span[1])) if len(span) == 2 else (-1, -1)
             size = size or extent - start
             if start < 0 or size <= 0 or start + size > extent:
-                raise PlanError(f"tile {label}=({span[0]}, {span[1]}) is outside 0..{extent}: "
-                                f"give (start, size) with start + size <= {extent}")  # fmt: skip
+                raise PlanError(tr("tile {label}=({start}, {size}) is outside 0..{extent}: "
+                                   "give (start, size) with start + size <= {extent}",
+                                   label=label, start=span[0], size=span[1],
+                                   extent=extent))  # fmt: skip
             if axis is not None:
                 tile[axis] = (start, size)
         return tile
@@ -225,9 +232,14 @@ class KernelBuilder:
             held = self._held.get(at)
             if held is None or held.value is not head.output or held.key != out_key:
                 raise PlanError(
-                    f"{self._here('contract')}: accumulate=True adds to the partial sum of "
-                    f"this output tile at SRAM {at}, but {self._what(at)}: start the sum "
-                    "with accumulate=False on the first inner block"
+                    tr(
+                        "{here}: accumulate=True adds to the partial sum of this output tile at "
+                        "SRAM {at}, but {what}: start the sum with accumulate=False on the first "
+                        "inner block",
+                        here=self._here("contract"),
+                        at=at,
+                        what=self._what(at),
+                    )  # fmt: skip
                 )
         k0, kn = tile["k"]
         label = f"{head.op} {_rows_cols(self, tile)} k{k0}"
@@ -249,8 +261,9 @@ class KernelBuilder:
         node = next((n for n in self.blocked.epilogue if n.output is v), None)
         if node is None:
             known = ", ".join(self.names[n.output] for n in self.blocked.epilogue)
-            raise PlanError(f"{self._here('epilogue')}: {value!r} is not computed by the "
-                            f"epilogue; its values are {known}")  # fmt: skip
+            raise PlanError(tr("{here}: {value!r} is not computed by the epilogue; its values "
+                               "are {known}", here=self._here("epilogue"), value=value,
+                               known=known))  # fmt: skip
         srcs = tuple(self._operand(inputs, u, tile, "epilogue") for u in node.inputs)
         dst = self._sram(v, tile, at, "epilogue")
         label = f"{node.op} {_rows_cols(self, tile)}"
@@ -267,8 +280,8 @@ class KernelBuilder:
         v = self.value(value)
         if v not in self.kernel.outputs:
             outs = ", ".join(self.names[u] for u in self.kernel.outputs)
-            raise PlanError(f"{self._here('store')}: {value!r} is not an output of the kernel; "
-                            f"store {outs}")  # fmt: skip
+            raise PlanError(tr("{here}: {value!r} is not an output of the kernel; store {outs}",
+                               here=self._here("store"), value=value, outs=outs))  # fmt: skip
         at = src.offset if isinstance(src, Operand) else int(src)
         sram = self._operand({self.names[v]: at}, v, tile, "store")
         self._emit(dma("store", sram, self._dram(v, tile), self.kernel.name,
@@ -293,8 +306,8 @@ class KernelBuilder:
                 seen.add(key, self.blocked.maps[v])
             hole = seen.first_hole()
             if hole is not None:
-                return (f"output {self.names[v]} element {hole} is never stored: store every "
-                        "tile of the output")  # fmt: skip
+                return tr("output {name} element {hole} is never stored: store every tile of "
+                          "the output", name=self.names[v], hole=hole)  # fmt: skip
         return ""
 
     def stored_by(self, value: str, element: Sequence[int]) -> int | None:
@@ -318,27 +331,32 @@ class KernelBuilder:
 
     # -- checks ----------------------------------------------------------------------------
     def _here(self, op: str) -> str:
-        return f"instruction #{len(self.instructions)} ({op})"
+        return tr("instruction #{n} ({op})", n=len(self.instructions), op=op)
 
     def _what(self, at: int) -> str:
         held = self._held.get(at)
         if held is None and at in self._lost:
             was, by = self._lost[at]
-            return (f"SRAM {at} held {self.names[was.value]}{_key_text(was.key)} (written by "
-                    f"instruction #{was.by}) until instruction #{by} wrote over it (tiles in use "
-                    "at the same time need bytes that do not overlap)")  # fmt: skip
+            return tr("SRAM {at} held {tile} (written by instruction #{was}) until instruction "
+                      "#{by} wrote over it (tiles in use at the same time need bytes that do "
+                      "not overlap)", at=at, tile=self.names[was.value] + _key_text(was.key),
+                      was=was.by, by=by)  # fmt: skip
         if held is None:
-            return f"nothing has been written at SRAM {at}"
-        what = "a partial sum of " if held.partial else ""
-        return (f"SRAM {at} holds {what}{self.names[held.value]}{_key_text(held.key)} "
-                f"(written by instruction #{held.by})")  # fmt: skip
+            return tr("nothing has been written at SRAM {at}", at=at)
+        tile = self.names[held.value] + _key_text(held.key)
+        if held.partial:
+            return tr("SRAM {at} holds a partial sum of {tile} (written by instruction #{by})",
+                      at=at, tile=tile, by=held.by)  # fmt: skip
+        return tr("SRAM {at} holds {tile} (written by instruction #{by})", at=at, tile=tile,
+                  by=held.by)  # fmt: skip
 
     def _input(self, name: str, op: str) -> Value:
         v = self.value(name)
         if v not in self.kernel.location or v in self.kernel.outputs:
             loadable = [self.names[u] for u in self.blocked.maps if u in self.kernel.inputs]
-            raise PlanError(f"{self._here(op)}: {name!r} is not an input in DRAM; load one of "
-                            f"{', '.join(loadable)}")  # fmt: skip
+            raise PlanError(tr("{here}: {name!r} is not an input in DRAM; load one of {inputs}",
+                               here=self._here(op), name=name,
+                               inputs=", ".join(loadable)))  # fmt: skip
         return v
 
     def _dram(self, v: Value, tile: Tile) -> Operand:
@@ -347,15 +365,21 @@ class KernelBuilder:
 
     def _sram(self, v: Value, tile: Tile, at: int, op: str) -> Operand:
         if not isinstance(at, int) or isinstance(at, bool) or at < 0 or at % ALIGN:
-            raise PlanError(f"{self._here(op)}: SRAM offset {at!r} must be an int >= 0 and a "
-                            f"multiple of {ALIGN}")  # fmt: skip
+            raise PlanError(tr("{here}: SRAM offset {at!r} must be an int >= 0 and a multiple "
+                               "of {align}", here=self._here(op), at=at, align=ALIGN))  # fmt: skip
         shape = tile_shape(v, self.blocked.maps[v], tile)
         op_ = Operand(Level.SRAM, at, shape, v.dtype.name, None, self.names[v])
         if op_.byte_range()[1] > self.sram_bytes:
             raise PlanError(
-                f"{self._here(op)}: {self.names[v]}{_key_text(_key(self.blocked.maps[v], tile))} "
-                f"({op_.nbytes:,} B) at SRAM {at:,} ends past the {self.sram_bytes:,} B of SRAM: "
-                "use smaller tiles or a lower offset"
+                tr(
+                    "{here}: {tile} ({nbytes:,} B) at SRAM {at:,} ends past the {sram:,} B of "
+                    "SRAM: use smaller tiles or a lower offset",
+                    here=self._here(op),
+                    tile=self.names[v] + _key_text(_key(self.blocked.maps[v], tile)),
+                    nbytes=op_.nbytes,
+                    at=at,
+                    sram=self.sram_bytes,
+                )  # fmt: skip
             )
         return op_
 
@@ -363,18 +387,21 @@ class KernelBuilder:
         """The SRAM operand of ``v``'s tile that ``inputs`` points at, checked to hold it."""
         name = self.names[v]
         if not isinstance(inputs, Mapping) or name not in inputs:
-            raise PlanError(f"{self._here(op)}: say where {name}'s tile is: inputs={{{name!r}: "
-                            "its SRAM operand or offset}")  # fmt: skip
+            raise PlanError(tr("{here}: say where {name}'s tile is: inputs={{{quoted}: its SRAM "
+                               "operand or offset}}", here=self._here(op), name=name,
+                               quoted=repr(name)))  # fmt: skip
         given = inputs[name]
         at = given.offset if isinstance(given, Operand) else given
         if not isinstance(at, int) or isinstance(at, bool):
-            raise PlanError(f"{self._here(op)}: inputs[{name!r}] must be an Operand or an int")
+            raise PlanError(tr("{here}: inputs[{quoted}] must be an Operand or an int",
+                               here=self._here(op), quoted=repr(name)))  # fmt: skip
         key = _key(self.blocked.maps[v], tile)
         held = self._held.get(at)
         if held is None or held.value is not v or held.key != key or held.partial:
             want = f"{name}{_key_text(key)}"
-            raise PlanError(f"{self._here(op)}: reads {want} at SRAM {at}, but "
-                            f"{self._what(at)}: load or compute it there first")  # fmt: skip
+            raise PlanError(tr("{here}: reads {want} at SRAM {at}, but {what}: load or compute "
+                               "it there first", here=self._here(op), want=want, at=at,
+                               what=self._what(at)))  # fmt: skip
         return Operand(Level.SRAM, at, tile_shape(v, self.blocked.maps[v], tile), v.dtype.name,
                        None, name)  # fmt: skip
 
@@ -408,7 +435,8 @@ def generated(
     window = (0, kb.sram_bytes)
     chosen = blocks or choose_blocks(kb.blocked, kb.kernel, chip, window, double_buffer)
     if chosen is None:
-        raise PlanError(f"graph {graph.name!r}: not even the smallest tiles fit the SRAM")
+        raise PlanError(tr("graph {name!r}: not even the smallest tiles fit the SRAM",
+                           name=graph.name))  # fmt: skip
     kb.blocks = chosen
     kb.instructions = emit_blocked(kb.kernel, chip, kb.blocked, chosen, kb.names, 0)
     return kb

@@ -35,7 +35,7 @@ from chipsim.ir.graph import Graph, Value
 from chipsim.passes.fusion import Partition
 from chipsim.passes.fusion.naming import unique_kernel_names
 from chipsim.passes.memory.liveness import align_up
-from chipsim.passes.placement import ALIGN, DRAM, SRAM, Placement, check_capacity
+from chipsim.passes.placement import ALIGN, DRAM, SRAM, Placement, check_dram
 
 
 def operand(loc: Location, v: Value, name: str) -> Operand:
@@ -118,8 +118,7 @@ def _kernels(
         spec = KernelSpec(spec.name, spec.nodes, spec.inputs, spec.outputs, where, window)
         need = _remembered(("scratch", _identity(spec), chip), scratch_bytes, spec, chip)
         if need:
-            check_capacity(
-                DRAM,
+            check_dram(
                 chip.dram.capacity_bytes,
                 [
                     (tr("the program's tensors"), scratch_base),

@@ -287,10 +287,13 @@ class _Level:
         return offset
 
 
-def check_capacity(level: Level, capacity: int, held: Sequence[tuple[str, int]], what: str) -> None:
-    """Raise :class:`~chipsim.errors.OutOfMemoryError` if ``held`` (tensor, bytes) overflows.
+def check_dram(capacity: int, held: Sequence[tuple[str, int]], what: str) -> None:
+    """Raise :class:`~chipsim.errors.OutOfMemoryError` if ``held`` (tensor, bytes) overflows the
+    chip's DRAM.
 
-    ``what`` says what the program is, for the message; the tensors are listed largest first.
+    DRAM is the one level a compile can run out of: constants that miss the register file and
+    activations that miss the SRAM arena go to DRAM. ``what`` says what the program is, for the
+    message; the tensors are listed largest first.
     """
     total = sum(align_up(n, ALIGN) for _, n in held)
     if total <= capacity:
@@ -299,10 +302,9 @@ def check_capacity(level: Level, capacity: int, held: Sequence[tuple[str, int]],
     listed = ", ".join(f"{name} ({_mib(n)})" for name, n in big[:6])
     raise OutOfMemoryError(
         tr(
-            "{level} out of memory: {what} needs {total} of {level} but the chip has "
-            "{capacity}. It holds {listed}{more}. Use smaller inputs (e.g. a smaller batch, run "
-            "the work in pieces), or a chip with more {level}.",
-            level=level.upper(),
+            "DRAM out of memory: {what} needs {total} of DRAM but the chip has {capacity}. It "
+            "holds {listed}{more}. Use smaller inputs (e.g. a smaller batch, run the work in "
+            "pieces), or a chip with more DRAM.",
             what=what,
             total=_mib(total),
             capacity=_mib(capacity),
@@ -402,7 +404,7 @@ def place(
         if v not in slots:
             slots[v] = Slot(DRAM, host[v], "input", "not read by any kernel")
     what = tr("the compiled program {name!r}", name=graph.name)
-    check_capacity(DRAM, dram.capacity, dram.held, what)
+    check_dram(dram.capacity, dram.held, what)
     return Placement(
         graph, slots, arena_bytes, arena_level, host, align_up(dram.end, ALIGN), chip.l2.present
     )

@@ -243,6 +243,9 @@ _TEMPLATE = tuple(
 #: "(Score: 2 / 3)" after a heading or a contents entry; "Score: 2 / 3" before "(Top)".
 _TEMPLATE_SCORE = re.compile(r"( ?)\(Score: (-?[\d.]+(?: / [\d.]+)?)\)")
 _TEMPLATE_CELL_SCORE = re.compile(r'Score: ([\d.]+ / [\d.]+)(?= <a href="#top">)')
+#: The template's space after "Grade cell:" and before "(Top)": a full-width colon or bracket
+#: of a translation carries its own ("测试单元格：<code>", "2 / 3<a href="#top">（回到顶部）").
+_SPACE_BESIDE_WIDE = re.compile(r'(?<=：) (?=<code>)| (?=<a href="#top">（)')
 
 
 def template_in_language(page: str, language: Any) -> str:
@@ -255,6 +258,9 @@ def template_in_language(page: str, language: Any) -> str:
     Example:
         >>> template_in_language('<a href="#p1">Test cell</a> (Score: 2.5 / 3)', "zh_CN")
         '<a href="#p1">测试单元格</a>（得分：2.5 / 3）'
+        >>> cell = '<span class="nbgrader-label">Grade cell: <code>p1</code></span>'
+        >>> template_in_language(cell + 'Score: 2 / 3 <a href="#top">(Top)</a>', "zh_CN")
+        '<span class="nbgrader-label">测试单元格：<code>p1</code></span>得分：2 / 3<a href="#top">（回到顶部）</a>'
     """
     language = spoken(language)
     if language in (None, ENGLISH):
@@ -263,7 +269,8 @@ def template_in_language(page: str, language: Any) -> str:
         for pattern, message in _TEMPLATE:
             page = pattern.sub(tr(message).replace("\\", "\\\\"), page)
         page = _TEMPLATE_SCORE.sub(_score_in_brackets, page)
-        return _TEMPLATE_CELL_SCORE.sub(lambda m: tr("Score: {score}", score=m.group(1)), page)
+        page = _TEMPLATE_CELL_SCORE.sub(lambda m: tr("Score: {score}", score=m.group(1)), page)
+        return _SPACE_BESIDE_WIDE.sub("", page)
 
 
 #: The contents' entry of a test cell: its link (the cell's ``grade_id``) and nbgrader's words.

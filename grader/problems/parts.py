@@ -219,6 +219,29 @@ HIDDEN_PER_FAMILY = {
     "liveness": 24, "first_fit": 40, "arena": 48, "plan": 40, "tight": 200,
     "units": 6, "tiling": 6, "streaming": 40, "conv": 32, "mlp": 32,
 }  # fmt: skip
+
+
+#: How a part's explanation names its baseline and its named naive answer (English, shown
+#: with ``tr``): "50% at {name}", "naive 2,000 ({name})". The keys are the references'
+#: strategies (:mod:`~grader.scoring.references`).
+STRATEGY_TITLES = {
+    "greedy_by_size": N_("greedy by size"),
+    "single": N_("the single-buffered program"),
+    "smallest": N_("16 x 16 x 16 tiles"),
+}
+
+
+def strategy_title(key: str) -> str:
+    """A part's baseline or named naive strategy as its explanation names it (English, for
+    ``tr`` where shown; a strategy without a title: its key).
+
+    Example:
+        >>> strategy_title("single"), strategy_title("greedy_by_size")
+        ('the single-buffered program', 'greedy by size')
+    """
+    return STRATEGY_TITLES.get(key, key)
+
+
 H = HIDDEN_PER_FAMILY
 #: The open challenges give full credit within this fraction of the reference: the course's
 #: references are a measured autotuner (fusion) and a long branch-and-bound search (memory),

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from chipsim.errors import ChipsimError
+from chipsim.i18n import tr
 
 #: The packages whose reference solutions are withheld (their marks are read from source).
 PACKAGES = ("chipsim", "grader")
@@ -72,11 +73,15 @@ def unavailable(name: str) -> ReferenceUnavailable:
     """The error a withheld reference implementation raises (the stubs call this)."""
     short = name.rsplit(".", 1)[-1]
     return ReferenceUnavailable(
-        f"{short} ({name}) is not available to your solution: it is part of the course's "
-        "reference solution to this assignment, so the grader withholds it (and so does the "
-        "test cell). Use your own functions instead; chipsim.compile uses the reference "
-        "passes by default, so pass them explicitly, e.g. chipsim.compile(graph, "
-        "fusion=my_fusion) or fusion=None, planner=my_planner."
+        tr(
+            "{short} ({name}) is not available to your solution: it is part of the course's "
+            "reference solution to this assignment, so the grader withholds it (and so does "
+            "the test cell). Use your own functions instead; chipsim.compile uses the reference "
+            "passes by default, so pass them explicitly, e.g. chipsim.compile(graph, "
+            "fusion=my_fusion) or fusion=None, planner=my_planner.",
+            short=short,
+            name=name,
+        )
     )
 
 

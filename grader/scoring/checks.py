@@ -25,7 +25,7 @@ import numpy as np
 from chipsim.errors import ChipsimError
 from chipsim.i18n import tr
 from grader.problems.families import compile_with
-from grader.problems.parts import ALIGNMENT, OVERLAP_PARTS, Instance, Part
+from grader.problems.parts import ALIGNMENT, OVERLAP_PARTS, Instance, Part, strategy_title
 from grader.scoring.answer import graph_fingerprint, records_fingerprint
 from grader.scoring.credit import (
     BASELINE_CREDIT,
@@ -409,18 +409,20 @@ def _timed(
     else:
         how = _between(part, frac, theirs, ref, naive, simple)
     extra = ""
+    baseline_name = tr(strategy_title(part.baseline))
     if simple is not None:  # what the baseline itself earns here (all of it within the slack)
         share = credit(simple, ref, naive, baseline=simple, slack=part.slack)
-        extra += tr(", {name} {value:,} (earns {share:.0%})", name=part.baseline, value=simple,
+        extra += tr(", {name} {value:,} (earns {share:.0%})", name=baseline_name, value=simple,
                     share=share)  # fmt: skip
     if "lower_bound" in numbers:
         extra += tr(", lower bound {bound:,}", bound=numbers["lower_bound"])
     msg = tr(
-        "yours {theirs:,} {unit}, reference {ref:,}, naive {naive:,}{lb}: {how}",
+        "yours {theirs:,} {unit}, reference {ref:,}, naive {naive:,}{named}{lb}: {how}",
         theirs=theirs,
         unit=unit,
         ref=ref,
         naive=naive,
+        named=tr(" ({name})", name=tr(strategy_title(part.naive))) if part.naive else "",
         lb=extra,
         how=how,
     )
@@ -434,18 +436,19 @@ def _between(part: Part, frac: float, theirs: int, ref: int, naive: int, simple:
     line bends at the baseline exactly when :func:`~grader.scoring.credit.credit` bends it)."""
     last = math.floor(ref * (1 + part.slack))  # the largest result with full credit
     piece = segment(theirs, ref, naive, baseline=simple, slack=part.slack)
+    name = tr(strategy_title(part.baseline))
     if piece in ("lower", "upper") and theirs == simple:
-        return tr("the same as {name}: {half:.0%} credit", name=part.baseline,
+        return tr("the same as {name}: {half:.0%} credit", name=name,
                   half=BASELINE_CREDIT)  # fmt: skip
     if piece == "lower":
         return tr("between naive (0%) and {name} ({half:.0%}) on the line",
-                  name=part.baseline, half=BASELINE_CREDIT)  # fmt: skip
+                  name=name, half=BASELINE_CREDIT)  # fmt: skip
     if piece == "upper" and part.slack:
         return tr("between {name} ({half:.0%}) and the full-credit line (at most {full:,})",
-                  name=part.baseline, half=BASELINE_CREDIT, full=last)  # fmt: skip
+                  name=name, half=BASELINE_CREDIT, full=last)  # fmt: skip
     if piece == "upper":
         return tr("between {name} ({half:.0%}) and the reference ({full:,})",
-                  name=part.baseline, half=BASELINE_CREDIT, full=ref)  # fmt: skip
+                  name=name, half=BASELINE_CREDIT, full=ref)  # fmt: skip
     if part.slack:
         return tr("{fraction:.1%} of the way from naive to the full-credit line (at most "
                   "{full:,})", fraction=frac, full=last)  # fmt: skip

@@ -174,7 +174,8 @@ class PartScore:
     language: str = field(default_factory=lambda: feedback_language())
     counted: tuple[str, ...] | None = None
     #: the part's credit line, for the formula the explanation states: its slack, its
-    #: baseline's name, and whether half the credit is the DMA overlap
+    #: baseline's title (English, :func:`~grader.problems.parts.strategy_title`; shown
+    #: translated), and whether half the credit is the DMA overlap
     slack: float = 0.0
     baseline: str | None = None
     overlap: bool = False
@@ -292,11 +293,11 @@ def formula(slack: float, baseline: str | None, overlap: bool) -> list[str]:
     if baseline and slack:
         line = tr("credit: 0 at naive, {half:.0%} at {name}, 100% at the full-credit line; "
                   "linear between ({name} earns full credit where it reaches that line itself)",
-                  half=BASELINE_CREDIT, name=baseline)  # fmt: skip
+                  half=BASELINE_CREDIT, name=tr(baseline))  # fmt: skip
     elif baseline:
         line = tr("credit: 0 at naive, {half:.0%} at {name}, 100% at the reference; linear "
                   "between ({name} earns full credit where it matches the reference itself)",
-                  half=BASELINE_CREDIT, name=baseline)  # fmt: skip
+                  half=BASELINE_CREDIT, name=tr(baseline))  # fmt: skip
     elif slack:
         line = tr("credit = clip((naive - yours) / (naive - full-credit line), 0, 1)")
     else:

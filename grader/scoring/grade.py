@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 from chipsim.i18n import ENGLISH, spoken, tr, use_language
-from grader.problems.parts import OVERLAP_PARTS, Part
+from grader.problems.parts import OVERLAP_PARTS, Part, strategy_title
 from grader.scoring.answer import decode
 from grader.scoring.checks import score_instance
 from grader.scoring.credit import PartScore, feedback_language, zero
@@ -75,6 +75,6 @@ def score_answer(
         answers = doc["answers"]
         scores = tuple(score_instance(part, part.instance(i), answers.get(i)) for i in ids)
         return PartScore(part.id, float(points), scores, language=language, counted=count,
-                         slack=part.slack, baseline=part.baseline,
+                         slack=part.slack, baseline=strategy_title(part.baseline),
                          overlap=part.id in OVERLAP_PARTS,
                          families=part.families())  # fmt: skip

@@ -10,6 +10,7 @@ from chipsim.codegen.blocked import Blocks
 from chipsim.codegen.builder import KernelBuilder, assemble, generated
 from chipsim.errors import PlanError
 from chipsim.hw import get_chip
+from chipsim.i18n import use_language
 from chipsim.ir import GraphBuilder, f32, interpret
 from chipsim.runtime.handwritten import dma_overlap, run_kernel
 
@@ -151,6 +152,18 @@ def test_reading_a_tile_nothing_loaded_names_the_instruction(kb):
     with pytest.raises(PlanError, match=r"instruction #1 \(contract\): reads %1.* at SRAM "
                                         r"16384, but nothing has been written"):  # fmt: skip
         kb.contract(t, at=32768, inputs={"%0": 0, "%1": 16384})
+
+
+def test_the_mistakes_are_named_in_the_learners_language(kb):
+    """A Chinese learner read every builder error in English (a walk of the course)."""
+    t = kb.tile()
+    kb.load("%0", t, at=0)
+    with use_language("zh_CN"), pytest.raises(PlanError) as info:
+        kb.contract(t, at=32768, inputs={"%0": 0, "%1": 16384})
+    assert str(info.value).startswith("第 1 条指令（contract）：在 SRAM 16384 处读取 %1")
+    assert "但 SRAM 16384 处还没有写入任何数据：请先把它载入或计算到那里" in str(info.value)
+    with use_language("zh_CN"):
+        assert kb.missing().startswith("输出 %5 的元素 (0, 0) 从未被存储")
 
 
 def test_a_tile_overwritten_by_a_later_load_is_not_there_any_more(kb):

@@ -93,6 +93,10 @@ def test_validate_summary_says_what_it_measured_not_nbgraders_alarm(tmp_path):
     validator.stream = io.StringIO()
     validator.validate_and_print(str(path))
     printed = re.sub(r"\x1b\[[0-9;]*m", "", validator.stream.getvalue())
+    # nbgrader refills the summary at spaces: a number keeps its Chinese words (no-break
+    # spaces), and no line breaks inside `make grade-mine` (a walk read "显示\n0 分")
+    assert "有\u00a0" in printed and "显示\u00a00\u00a0分" in printed
+    assert "grade-\nmine" not in printed
     printed = " ".join(printed.split())  # nbgrader refills the summary to its width
     assert "WILL NOT" not in printed and "VALIDATION FAILED" not in printed
     assert f"{len(tests)} PART(S) BELOW FULL POINTS on the visible instances" in printed

@@ -206,7 +206,7 @@ def test_what_a_notebook_says_is_withheld_is_and_the_notebook_says_all_of_it(ass
         nb = nbformat.read(ROOT / where / assignment / f"{assignment}.ipynb", as_version=4)
         intro = nb.cells[0].source
         english = intro[intro.index("**Withheld:**") :].split("\n\n")[0]
-        chinese = intro[intro.index("**暂不开放：**") :].split("\n\n")[0]
+        chinese = intro[intro.index("**评分时不提供**：") :].split("\n\n")[0]
         for text in (english, chinese):
             named = set(re.findall(r"`(?:[\w.]+\.)?(\w+)`", text))
             assert set(NAMED[assignment]) <= named, (where, set(NAMED[assignment]) - named)

@@ -19,7 +19,7 @@ from chipsim.hw.allocator import CachingAllocator
 from chipsim.i18n import text_width, use_language
 from chipsim.models.summary import ModelSummary
 from chipsim.passes.fusion.partition import Partition
-from chipsim.passes.placement import check_capacity
+from chipsim.passes.placement import check_dram
 
 NUMBER = re.compile(r"\d[\d,.]*")
 
@@ -183,17 +183,17 @@ def test_common_errors_in_chinese():
 
     en, zh = both(allocator_oom)
     assert "needs one piece of 1.23 MiB from the large pool" in en
-    assert zh.startswith("DRAM 容量不足") and "从大块池取一整块 1.23 MiB" in zh
+    assert zh.startswith("显存容量不足：") and "从大块池取一整块 1.23 MiB" in zh
     assert sorted(NUMBER.findall(zh)) == sorted(NUMBER.findall(en))  # Chinese word order
 
     def compile_oom():
         with pytest.raises(OutOfMemoryError) as info:
-            check_capacity("dram", 1024, [("w", 4096)], "the program")
+            check_dram(1024, [("w", 4096)], "the program")
         return str(info.value)
 
     en, zh = both(compile_oom)
     assert en.startswith("DRAM out of memory: the program needs 4,096 B of DRAM")
-    assert zh.startswith("DRAM 容量不足：the program 需要 4,096 B 的 DRAM")
+    assert zh.startswith("显存容量不足：the program 需要 4,096 B 的显存，")
 
 
 def test_graph_cost_table_and_chip_in_chinese(program):
