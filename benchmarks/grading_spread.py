@@ -168,7 +168,7 @@ def two_runs_differ_by(scores: tuple[float, ...]) -> float:
         0.6666666666666666
     """
     pairs = [(a, b) for i, a in enumerate(scores) for b in scores[i + 1 :]]
-    return statistics.fmean(abs(a - b) for a, b in pairs)
+    return statistics.fmean(abs(a - b) for a, b in pairs) if pairs else 0.0
 
 
 def main() -> None:

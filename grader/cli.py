@@ -112,8 +112,8 @@ def grade(args: argparse.Namespace) -> int:
     flags = write_flags(course)
     n = len(run.outcomes)
     print(f"{n} notebook{'' if n == 1 else 's'} graded; grades: {csv}; distribution: {png}")
-    for student, total in report.totals(rows).items():
-        print(f"  {student:20} {total:7.3f}")
+    for student, (total, top) in report.totals(rows).items():
+        print(f"  {student:20} {total:7.3f} / {top:g} points")
     if flags:
         print(f"{flags} static flag(s) for you to look at (no effect on scores): "
               f"{course / 'gradebook' / 'flags.csv'}")  # fmt: skip

@@ -80,7 +80,7 @@ class Answer:
 
     def text(self) -> str:
         n = len(self.doc["answers"])
-        lines = [tr("Answer for part {part}: {title} ({n} instance(s)).", part=self.part.id,
+        lines = [tr("Answer for part {part} ({title}), {n} instance(s).", part=self.part.id,
                     title=tr(self.part.title), n=n)]  # fmt: skip
         if self.provisional is not None:
             lines.append(

@@ -245,7 +245,7 @@ _TEMPLATE_SCORE = re.compile(r"( ?)\(Score: (-?[\d.]+(?: / [\d.]+)?)\)")
 _TEMPLATE_CELL_SCORE = re.compile(r'Score: ([\d.]+ / [\d.]+)(?= <a href="#top">)')
 #: The template's space after "Grade cell:" and before "(Top)": a full-width colon or bracket
 #: of a translation carries its own ("测试单元格：<code>", "2 / 3<a href="#top">（回到顶部）").
-_SPACE_BESIDE_WIDE = re.compile(r'(?<=：) (?=<code>)| (?=<a href="#top">（)')
+_SPACE_BESIDE_WIDE = re.compile(r'(<span class="nbgrader-label">[^<]*：) (?=<code>)| (?=<a href="#top">（)')
 
 
 def template_in_language(page: str, language: Any) -> str:
@@ -270,7 +270,7 @@ def template_in_language(page: str, language: Any) -> str:
             page = pattern.sub(tr(message).replace("\\", "\\\\"), page)
         page = _TEMPLATE_SCORE.sub(_score_in_brackets, page)
         page = _TEMPLATE_CELL_SCORE.sub(lambda m: tr("Score: {score}", score=m.group(1)), page)
-        return _SPACE_BESIDE_WIDE.sub("", page)
+        return _SPACE_BESIDE_WIDE.sub(lambda m: m.group(1) or "", page)
 
 
 #: The contents' entry of a test cell: its link (the cell's ``grade_id``) and nbgrader's words.

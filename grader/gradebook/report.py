@@ -4,7 +4,7 @@ Example:
     >>> rows = [Row("ada", "fusion", "fusion_chains", 3.0, 3.0),
     ...         Row("bob", "fusion", "fusion_chains", 1.5, 3.0)]
     >>> totals(rows)
-    {'ada': 3.0, 'bob': 1.5}
+    {'ada': (3.0, 3.0), 'bob': (1.5, 3.0)}
 """
 
 from __future__ import annotations
@@ -54,10 +54,12 @@ def collect(db_url: str, not_graded: dict[tuple[str, str], str] | None = None) -
     return sorted(rows, key=lambda r: (r.assignment, r.part, r.student))
 
 
-def totals(rows: Sequence[Row]) -> dict[str, float]:
-    out: dict[str, float] = {}
+def totals(rows: Sequence[Row]) -> dict[str, tuple[float, float]]:
+    """Each student's points and the points there were, over the parts in ``rows``."""
+    out: dict[str, tuple[float, float]] = {}
     for r in rows:
-        out[r.student] = out.get(r.student, 0.0) + r.score
+        score, top = out.get(r.student, (0.0, 0.0))
+        out[r.student] = (score + r.score, top + r.max_score)
     return dict(sorted(out.items()))
 
 

@@ -160,7 +160,7 @@ def test_the_mistakes_are_named_in_the_learners_language(kb):
     kb.load("%0", t, at=0)
     with use_language("zh_CN"), pytest.raises(PlanError) as info:
         kb.contract(t, at=32768, inputs={"%0": 0, "%1": 16384})
-    assert str(info.value).startswith("第 1 条指令（contract）：在 SRAM 16384 处读取 %1")
+    assert str(info.value).startswith("指令 #1（contract）：在 SRAM 16384 处读取 %1")
     assert "但 SRAM 16384 处还没有写入任何数据：请先把它载入或计算到那里" in str(info.value)
     with use_language("zh_CN"):
         assert kb.missing().startswith("输出 %5 的元素 (0, 0) 从未被存储")

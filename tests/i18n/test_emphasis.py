@@ -5,7 +5,8 @@ followed by a space or punctuation, and Chinese puts neither between a full-widt
 the next word. So ``**时间：**评分时`` renders as literal asterisks in Jupyter, on the feedback
 page and in the book (MyST is CommonMark); ``**时间**：评分时`` is bold. A learner found it in
 the released notebooks. These tests render what learners read with markdown-it (the parser
-under MyST and JupyterLab's) and look for asterisks left over outside code.
+under MyST; JupyterLab's marked and nbconvert's mistune agree on these cases) and look for
+asterisks left over outside code.
 """
 
 from __future__ import annotations
