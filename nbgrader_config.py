@@ -25,6 +25,7 @@ The hidden instances come from this course run's secret, ``gradebook/hidden_inst
 
 import os
 
+import nbgrader.validator
 from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbgrader.preprocessors import (
     AssignLatePenalties,
@@ -37,6 +38,7 @@ from nbgrader.preprocessors import (
     SaveAutoGrades,
 )
 
+from chipsim.i18n import wrap
 from grader.course.limit_output import LimitOutput
 from grader.course.local_exchange import from_environment
 from grader.course.rescore import RescoreAnswers
@@ -86,18 +88,23 @@ c.CourseDirectory.db_url = configured_url(GRADEBOOK)
 # is the usual state of a working pass, so nbgrader's own "VALIDATION FAILED ... you WILL NOT
 # receive full credit" says too little and alarms too much: say what it measured, and where
 # the reasons are.
-# nbgrader refills it with textwrap, which breaks lines only at ASCII spaces: the Chinese
-# sentences end in a space, and a number keeps its words (a no-break space, U+00A0).
+# nbgrader refills it to its width with textwrap, which counts a Chinese character as one
+# column (it takes two) and breaks only at spaces: refill by terminal columns instead
+# (chipsim.i18n.wrap). The Chinese lines break between words only (at the text's |, which
+# becomes a zero-width space, U+200B, that wrap leaves out), and a number keeps its words (a
+# no-break space, U+00A0).
+nbgrader.validator.fill = lambda text, width=70: "\n".join(wrap(text, width))
 c.Validator.failed_warning = (
     "{num_failed} PART(S) BELOW FULL POINTS on the visible instances: each one's message below "
     "says what it scored there and why. Your grade comes from hidden instances drawn when you "
     "are graded: `make grade-mine` shows it. On an open challenge this is normal until your "
     "answer is as good as the reference; a part that says 0 points has a task still to do. "
-    "有\u00a0{num_failed}\u00a0个部分在可见实例上未得满分。 "
-    "下面每个部分的消息写明了它的得分和原因。 "
-    "运行 `make grade-mine` 可以看到按评分时抽取的隐藏实例计算的成绩。 "
-    "在开放挑战中，你的答案赶上参考解之前，没有满分是正常的。 "
-    "显示\u00a00\u00a0分的部分还有任务没做完。\n"
+    + (
+        "有\u00a0{num_failed}\u00a0个部分|在|可见|实例上|未得|满分。|下面|每个|部分的|消息|写明了|"
+        "它的|得分|和|原因。|运行 `make grade-mine` 可以|看到|按|评分时|抽取的|隐藏|实例|计算的|"
+        "成绩。|在|开放|挑战中，|你的|答案|赶上|参考解|之前，|没有|满分|是|正常的。|"
+        "显示\u00a00\u00a0分的|部分|还有|任务|没做完。\n"
+    ).replace("|", "\u200b")
 )
 
 # Released stubs: the line after each solution region raises NotImplementedError("<task>").

@@ -283,11 +283,26 @@ def pad(text: str, width: int, *, right: bool = False) -> str:
 BREAK = "\u200b"
 
 
+#: Marks that never start a line (。，”…) or end one (（“「): they stay with the character
+#: beside them.
+_CLOSERS, _OPENERS = "。，、：；！？）」』》】〉］”’…", "（「『《【〈［“‘"
+#: The pieces :func:`wrap` never cuts inside (a no-break space joins two into one), for text
+#: without and with :data:`BREAK` marks; a line may end after any of them, and at a space.
+_PIECES = tuple(
+    re.compile(rf"\u00a0*(?:{atom})(?:\u00a0+(?:{atom}))*\u00a0*|[^\S\u00a0]+|\u00a0+|\u200b")
+    for atom in (
+        rf"[{_OPENERS}]*(?:[\u2e80-\uffef]|[^\s\u2e80-\uffef]+)[{_CLOSERS}]*",
+        r"[^\s\u200b]+",
+    )
+)
+
+
 def wrap(text: str, width: int) -> list[str]:
     """``text`` in lines of at most ``width`` terminal columns (a CJK character is two): cut at
     spaces, or between any two CJK characters; a longer word is cut where the width ends.
     Text that marks its breaks (:data:`BREAK`) is cut only there and at spaces, and the
-    marks are left out of the lines.
+    marks are left out of the lines. Never cut: at a no-break space (U+00A0), before a
+    closing mark (。，）”…), after an opening one (（“).
 
     Example:
         >>> wrap("read once per kernel: streamed", 16)
@@ -296,31 +311,36 @@ def wrap(text: str, width: int) -> list[str]:
         ['每个内核', '函数只读', '一次']
         >>> wrap("每个\u200b内核函数\u200b只读一次", 8)
         ['每个', '内核函数', '只读一次']
+        >>> wrap("显示\u00a00\u00a0分的部分。", 9), wrap("一二三四五六。七八", 12)
+        (['显示\xa00\xa0分', '的部分。'], ['一二三四五', '六。七八'])
     """
     marked = BREAK in text
-    pieces = r"[^\s\u200b]+|\s+|\u200b" if marked else r"[\u2e80-\uffef]|[^\s\u2e80-\uffef]+|\s+"
+    pieces = _PIECES[marked]
     lines: list[str] = []
     line = ""
-    for token in re.findall(pieces, text):
+    for token in pieces.findall(text):
         if token == BREAK:
             continue
-        if token.isspace():
+        if token.isspace() and "\u00a0" not in token:
             line += " " if line else ""
             continue
         while text_width(token) > width:  # a word wider than a line: cut it
-            if line.strip() and text_width(token[:1]) > width - text_width(line):
-                lines.append(line.rstrip())  # not even its first character fits here
+            if line.strip(" ") and text_width(token[:1]) > width - text_width(line):
+                lines.append(line.rstrip(" "))  # not even its first character fits here
                 line = ""
             room = width - text_width(line)
             cut = max(1, max(i for i in range(len(token) + 1) if text_width(token[:i]) <= room))
-            lines.append((line + token[:cut]).rstrip())
+            while cut > 1 and token[cut] in _CLOSERS:  # 。 does not start the next line
+                cut -= 1
+            if (line + token[:cut]).strip(" "):
+                lines.append((line + token[:cut]).rstrip(" "))
             line, token = "", token[cut:]
-        if text_width(line + token) > width and line.strip():
-            lines.append(line.rstrip())
+        if text_width(line + token) > width and line.strip(" "):
+            lines.append(line.rstrip(" "))
             line = ""
         line += token
-    if line.strip() or not lines:
-        lines.append(line.rstrip())
+    if line.strip(" ") or not lines:
+        lines.append(line.rstrip(" "))
     return lines
 
 

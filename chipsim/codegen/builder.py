@@ -114,7 +114,7 @@ class KernelBuilder:
                     "graph {name!r} is not one matmul or conv2d followed by elementwise ops on "
                     "its output: a KernelBuilder lowers exactly that kind of kernel",
                     name=graph.name,
-                )  # fmt: skip
+                )
             )
         self.blocked: BlockedKernel = bk
         self.names = graph.names()
@@ -239,7 +239,7 @@ class KernelBuilder:
                         here=self._here("contract"),
                         at=at,
                         what=self._what(at),
-                    )  # fmt: skip
+                    )
                 )
         k0, kn = tile["k"]
         label = f"{head.op} {_rows_cols(self, tile)} k{k0}"
@@ -379,7 +379,7 @@ class KernelBuilder:
                     nbytes=op_.nbytes,
                     at=at,
                     sram=self.sram_bytes,
-                )  # fmt: skip
+                )
             )
         return op_
 

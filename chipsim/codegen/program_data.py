@@ -20,6 +20,7 @@ from typing import Any
 
 from chipsim.errors import PlanError
 from chipsim.hw.isa import Operand
+from chipsim.i18n import tr
 
 #: The data form's fields per instruction kind (what :func:`replay` accepts).
 FIELDS = {
@@ -44,7 +45,8 @@ def tile_data(tile: Mapping[Any, tuple[int, int]], row_axis: int | None,
 def tile_spans(data: Any, i: int) -> dict[str, tuple[int, int]]:
     """A tile's data checked: ``rows``, ``cols``, ``inner`` -> ``(start, size)`` (absent: all)."""
     if not isinstance(data, dict) or not set(data) <= {"rows", "cols", "inner"}:
-        raise PlanError(f"instruction #{i}: 'tile' is a dict of rows, cols, inner -> [start, size]")
+        raise PlanError(tr("instruction #{i}: 'tile' is a dict of rows, cols, inner -> "
+                           "[start, size]", i=i))  # fmt: skip
     spans = {}
     for label in ("rows", "cols", "inner"):
         span = data.get(label, [0, 0])
@@ -53,7 +55,8 @@ def tile_spans(data: Any, i: int) -> dict[str, tuple[int, int]]:
             or len(span) != 2
             or not all(isinstance(x, int) and not isinstance(x, bool) for x in span)
         ):
-            raise PlanError(f"instruction #{i}: tile {label} must be [start, size] (two ints)")
+            raise PlanError(tr("instruction #{i}: tile {label} must be [start, size] (two ints)",
+                               i=i, label=label))  # fmt: skip
         spans[label] = tuple(span)
     return spans
 
@@ -67,15 +70,16 @@ def replay(kb: Any, data: Sequence[Any]) -> Any:
     """Make the calls ``data`` records on the builder ``kb``, checking each item first;
     raises :class:`PlanError` naming the first bad instruction. Returns ``kb``."""
     if not isinstance(data, list):
-        raise PlanError("a program is a list of instructions (KernelBuilder.data())")
+        raise PlanError(tr("a program is a list of instructions (KernelBuilder.data())"))
     for i, item in enumerate(data):
         if not isinstance(item, dict) or item.get("op") not in FIELDS:
-            raise PlanError(f"instruction #{i}: each item is a dict with 'op' one of "
-                            f"{', '.join(FIELDS)}")  # fmt: skip
+            raise PlanError(tr("instruction #{i}: each item is a dict with 'op' one of {ops}",
+                               i=i, ops=tr(", ").join(FIELDS)))  # fmt: skip
         op = item["op"]
         absent = [f for f in FIELDS[op] if f not in item]
         if absent:
-            raise PlanError(f"instruction #{i} ({op}) has no {', '.join(absent)}")
+            raise PlanError(tr("instruction #{i} ({op}) has no {fields}", i=i, op=op,
+                               fields=tr(", ").join(absent)))  # fmt: skip
         tile = kb.tile(**tile_spans(item["tile"], i))
         if op == "load":
             kb.load(item["value"], tile, item["at"])
@@ -90,5 +94,6 @@ def replay(kb: Any, data: Sequence[Any]) -> Any:
 
 def _inputs(data: Any, i: int) -> dict[str, int]:
     if not isinstance(data, dict):
-        raise PlanError(f"instruction #{i}: 'inputs' maps each input's name to its SRAM offset")
+        raise PlanError(tr("instruction #{i}: 'inputs' maps each input's name to its SRAM offset",
+                           i=i))  # fmt: skip
     return dict(data)

@@ -227,8 +227,9 @@ def write(course: Path, pseudonyms: bool = False) -> tuple[Path, Path]:
     with csv_path.open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         # one row per visible instance; the hidden ratio is the learner's, repeated on each
-        w.writerow(["part", "rank", "learner", "hidden_vs_reference", "visible_instance",
-                    "visible_unit", "visible_theirs", "visible_reference"])  # fmt: skip
+        w.writerow(["part", "rank", "learner", "hidden_geomean_over_reference",
+                    "visible_instance", "visible_unit", "visible_theirs",
+                    "visible_reference"])  # fmt: skip
         for part, rows in table.items():
             for rank, e in enumerate(rows, 1):
                 shown = sorted(e.visible.items()) or [("", {})]
@@ -344,6 +345,11 @@ def main(argv: list[str] | None = None) -> int:
     for group in look_alikes(sorted({e.learner for e in collect(course)})):
         print("WARNING: learner ids that look alike: " + ", ".join(repr(n) for n in group))
     print(f"leaderboard: {html_path} (and {csv_path.name})")
+    print(
+        "  hidden_geomean_over_reference: the geometric mean of each result over the "
+        "reference's on the hidden instances the grade counted, each kind of instance weighing "
+        "the same (below 1 beats the course's own pass; lower is better)"
+    )
     return 0
 
 

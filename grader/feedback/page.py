@@ -155,15 +155,43 @@ def penalty_shown_whole(resources: dict) -> None:
 _NO_ALT = "No description has been provided for this image"
 
 
+#: What matplotlib prints for a figure, which says nothing of what it shows.
+_FIGURE_REPR = re.compile(r"<Figure size \d+x\d+ with \d+ Axes>")
+
+
 def with_alt_text(page: str, nb: Any) -> str:
     """``page`` with each PNG's alt text taken from its output's plain text (the grader's
-    pictures say what they show; a learner's figure says what matplotlib printed for it)."""
+    pictures say what they show); a figure a notebook cell drew with matplotlib, whose plain
+    text is "<Figure size 1100x352 with 1 Axes>", is "Figure drawn by cell 12 (under the
+    heading …)" in the page's language instead (and the heading in it, of a bilingual cell).
+
+    Example:
+        >>> from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+        >>> out = new_output("display_data", {"image/png": "iVBO", "text/plain": "<Figure size"
+        ...                  " 640x480 with 1 Axes>"})
+        >>> nb = new_notebook(cells=[new_markdown_cell("## Part 4: timeline\\n## 第 4 部分"),
+        ...                          new_code_cell("plot()", outputs=[out])])
+        >>> with_alt_text(f'<img src="data:image/png;base64,iVBO" alt="{_NO_ALT}">', nb)
+        '<img alt="Figure drawn by cell 2 (under the heading Part 4: timeline)" src="data:image/png;base64,iVBO"/>'
+    """
     alts = {}
-    for cell in nb.cells:
+    heading = ""
+    language = spoken(nb.metadata.get("chipsim", {}).get("language")) or ENGLISH
+    for number, cell in enumerate(nb.cells, 1):
+        if cell.cell_type == "markdown":
+            titles = re.findall(r"^#+\s+(.+?)\s*#*$", cell.source, re.M)
+            ours = [t for t in titles if any(map(is_cjk, t)) == (language != ENGLISH)]
+            heading = (ours or titles or [heading])[-1]  # a bilingual cell: the page's one
         for out in cell.get("outputs", []):
             data = out.get("data") or {}
             if isinstance(data.get("image/png"), str) and isinstance(data.get("text/plain"), str):
-                alts[data["image/png"].strip()] = data["text/plain"]
+                alt = data["text/plain"]
+                if _FIGURE_REPR.fullmatch(alt.strip()):
+                    with use_language(language):
+                        alt = tr("Figure drawn by cell {n}", n=number) + (
+                            tr(" (under the heading {title})", title=heading) if heading else ""
+                        )
+                alts[data["image/png"].strip()] = alt
     if _NO_ALT not in page or not alts:
         return page
     from bs4 import BeautifulSoup
@@ -245,7 +273,9 @@ _TEMPLATE_SCORE = re.compile(r"( ?)\(Score: (-?[\d.]+(?: / [\d.]+)?)\)")
 _TEMPLATE_CELL_SCORE = re.compile(r'Score: ([\d.]+ / [\d.]+)(?= <a href="#top">)')
 #: The template's space after "Grade cell:" and before "(Top)": a full-width colon or bracket
 #: of a translation carries its own ("测试单元格：<code>", "2 / 3<a href="#top">（回到顶部）").
-_SPACE_BESIDE_WIDE = re.compile(r'(<span class="nbgrader-label">[^<]*：) (?=<code>)| (?=<a href="#top">（)')
+_SPACE_BESIDE_WIDE = re.compile(
+    r'(<span class="nbgrader-label">[^<]*：) (?=<code>)| (?=<a href="#top">（)'
+)
 
 
 def template_in_language(page: str, language: Any) -> str:

@@ -15,7 +15,6 @@ Example:
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import replace
 from typing import Any
@@ -25,18 +24,13 @@ import numpy as np
 from chipsim.errors import ChipsimError
 from chipsim.i18n import tr
 from grader.problems.families import compile_with
-from grader.problems.parts import ALIGNMENT, OVERLAP_PARTS, Instance, Part, strategy_title
+from grader.problems.parts import ALIGNMENT, OVERLAP_PARTS, Instance, Part
 from grader.scoring.answer import graph_fingerprint, records_fingerprint
-from grader.scoring.credit import (
-    BASELINE_CREDIT,
-    InstanceScore,
-    credit,
-    segment,
-    separates,
-)
+from grader.scoring.credit import InstanceScore
 from grader.scoring.diagnosis import slower_kernel
 from grader.scoring.equivalence import first_mismatch, mismatch, random_inputs
 from grader.scoring.references import Ran, baseline, built, plan_strategy, target_chip
+from grader.scoring.timed import timed
 
 
 # -- the checks ----------------------------------------------------------------------------
@@ -186,7 +180,7 @@ def _fusion(part: Part, inst: Instance, answer: dict) -> InstanceScore:
     if bad:
         return InstanceScore(inst.id, 0.0, bad, invalid=True)
     base = baseline(part.id, inst.id, inst.seed)
-    score = _timed(part, inst, prog.report.cycles, base, "cycles", (prog, base["shown"]))
+    score = timed(part, inst, prog.report.cycles, base, "cycles", (prog, base["shown"]))
     same = sorted(map(sorted, partition.groups)) == sorted(
         map(sorted, base["shown"].partition.groups)
     )
@@ -206,7 +200,7 @@ def _plan_kind(part: Part, inst: Instance, answer: dict) -> InstanceScore:
     bad = mismatch(graph, prog, lambda: base["shown"])
     if bad:
         return InstanceScore(inst.id, 0.0, bad, invalid=True)
-    score = _timed(part, inst, prog.report.cycles, base, "cycles", (prog, base["shown"]))
+    score = timed(part, inst, prog.report.cycles, base, "cycles", (prog, base["shown"]))
     return replace(score, matches_reference=dict(plan.offsets) == dict(base["shown"].plan.offsets))
 
 
@@ -214,7 +208,7 @@ def _arena(part: Part, inst: Instance, answer: dict) -> InstanceScore:
     records = built(part.id, inst.id, inst.seed)
     plan = _plan_from(answer, records)
     base = baseline(part.id, inst.id, inst.seed)
-    score = _timed(part, inst, plan.arena_size, base, "bytes", (plan, base["shown"]))
+    score = timed(part, inst, plan.arena_size, base, "bytes", (plan, base["shown"]))
     return replace(score, matches_reference=dict(plan.offsets) == dict(base["shown"].offsets))
 
 
@@ -329,7 +323,7 @@ def _program(part: Part, inst: Instance, answer: dict) -> InstanceScore:
         return InstanceScore(inst.id, 0.0, why, invalid=True)
     mine = Ran(kb, report)
     base = baseline(part.id, inst.id, inst.seed)
-    score = _timed(part, inst, mine.cycles, base, "cycles", (mine, base["shown"]))
+    score = timed(part, inst, mine.cycles, base, "cycles", (mine, base["shown"]))
     if part.id in OVERLAP_PARTS:
         # as fast as the reference: the overlap did its job, whatever its exact share
         ref_overlap = base["overlap"]
@@ -369,87 +363,3 @@ def _plan_from(answer: dict, records: list) -> Any:
     ):
         raise PlanError('"offsets" must map each tensor id to an int')
     return validate_plan(MemoryPlan(tuple(records), offsets, ALIGNMENT, "yours"))
-
-
-def _timed(
-    part: Part, inst: Instance, theirs: int, base: dict, unit: str, shown: tuple
-) -> InstanceScore:
-    ref, naive, simple = base["reference"], base["naive"], base.get("baseline")
-    frac = credit(theirs, ref, naive, baseline=simple, slack=part.slack)
-    numbers = {"theirs": int(theirs), "reference": int(ref), "naive": int(naive)}
-    if "lower_bound" in base:
-        numbers["lower_bound"] = int(base["lower_bound"])
-    if simple is not None:
-        numbers["baseline"] = int(simple)
-    unit = tr("cycles") if unit == "cycles" else tr("bytes")
-    if frac >= 1.0 and not separates(ref, naive, slack=part.slack):
-        how = tr(
-            "at or below the reference: full credit ({theirs:,} <= {ref:,} {unit}; here the "
-            "reference is no faster than naive, so there is nothing to earn beyond it)",
-            theirs=theirs,
-            ref=ref,
-            unit=unit,
-        )
-    elif frac >= 1.0:
-        how = tr(
-            "at or below the reference: full credit ({theirs:,} <= {ref:,} {unit})",
-            theirs=theirs,
-            ref=ref,
-            unit=unit,
-        ) if theirs <= ref else tr(
-            "within {slack:.0%} of the reference: full credit", slack=part.slack
-        )  # fmt: skip
-    elif frac <= 0.0:
-        how = tr(
-            "no better than the naive baseline ({theirs:,} >= {naive:,} {unit})",
-            theirs=theirs,
-            naive=naive,
-            unit=unit,
-        )
-    else:
-        how = _between(part, frac, theirs, ref, naive, simple)
-    extra = ""
-    baseline_name = tr(strategy_title(part.baseline))
-    if simple is not None:  # what the baseline itself earns here (all of it within the slack)
-        share = credit(simple, ref, naive, baseline=simple, slack=part.slack)
-        extra += tr(", {name} {value:,} (earns {share:.0%})", name=baseline_name, value=simple,
-                    share=share)  # fmt: skip
-    if "lower_bound" in numbers:
-        extra += tr(", lower bound {bound:,}", bound=numbers["lower_bound"])
-    msg = tr(
-        "yours {theirs:,} {unit}, reference {ref:,}, naive {naive:,}{named}{lb}: {how}",
-        theirs=theirs,
-        unit=unit,
-        ref=ref,
-        naive=naive,
-        named=tr(" ({name})", name=tr(strategy_title(part.naive))) if part.naive else "",
-        lb=extra,
-        how=how,
-    )
-    if not math.isfinite(frac):
-        frac = 0.0
-    return InstanceScore(inst.id, frac, msg, numbers, shown)
-
-
-def _between(part: Part, frac: float, theirs: int, ref: int, naive: int, simple: int | None) -> str:
-    """Where ``theirs`` lies on the part's credit line, in words (the line's two ends; the
-    line bends at the baseline exactly when :func:`~grader.scoring.credit.credit` bends it)."""
-    last = math.floor(ref * (1 + part.slack))  # the largest result with full credit
-    piece = segment(theirs, ref, naive, baseline=simple, slack=part.slack)
-    name = tr(strategy_title(part.baseline))
-    if piece in ("lower", "upper") and theirs == simple:
-        return tr("the same as {name}: {half:.0%} credit", name=name,
-                  half=BASELINE_CREDIT)  # fmt: skip
-    if piece == "lower":
-        return tr("between naive (0%) and {name} ({half:.0%}) on the line",
-                  name=name, half=BASELINE_CREDIT)  # fmt: skip
-    if piece == "upper" and part.slack:
-        return tr("between {name} ({half:.0%}) and the full-credit line (at most {full:,})",
-                  name=name, half=BASELINE_CREDIT, full=last)  # fmt: skip
-    if piece == "upper":
-        return tr("between {name} ({half:.0%}) and the reference ({full:,})",
-                  name=name, half=BASELINE_CREDIT, full=ref)  # fmt: skip
-    if part.slack:
-        return tr("{fraction:.1%} of the way from naive to the full-credit line (at most "
-                  "{full:,})", fraction=frac, full=last)  # fmt: skip
-    return tr("{fraction:.1%} of the way from naive to the reference", fraction=frac)

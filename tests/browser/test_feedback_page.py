@@ -114,6 +114,7 @@ def test_feedback_pictures_load_and_are_not_squashed(page, feedback_pages, assig
     for img in pictures:
         assert img["h"] >= MIN_ASPECT[assignment] * img["w"], f"{assignment}: squashed {img}"
         assert "No description" not in img["alt"] and img["alt"], f"{assignment}: alt {img}"
+        assert not img["alt"].startswith("<Figure"), f"{assignment}: matplotlib's repr as alt"
         # as shown on the page (not only in the file): scaled, never distorted
         shown = img["shownH"] / img["shownW"]
         assert abs(shown - img["h"] / img["w"]) < 0.02, f"{assignment}: distorted {img}"

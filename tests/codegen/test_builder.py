@@ -8,6 +8,7 @@ import pytest
 
 from chipsim.codegen.blocked import Blocks
 from chipsim.codegen.builder import KernelBuilder, assemble, generated
+from chipsim.codegen.program_data import replay
 from chipsim.errors import PlanError
 from chipsim.hw import get_chip
 from chipsim.i18n import use_language
@@ -164,6 +165,11 @@ def test_the_mistakes_are_named_in_the_learners_language(kb):
     assert "但 SRAM 16384 处还没有写入任何数据：请先把它载入或计算到那里" in str(info.value)
     with use_language("zh_CN"):
         assert kb.missing().startswith("输出 %5 的元素 (0, 0) 从未被存储")
+    # and so is a hand-edited program's data, checked before it is replayed
+    with use_language("zh_CN"), pytest.raises(PlanError, match=r"^指令 #0（load）缺少 tile，at$"):
+        replay(kb, [{"op": "load", "value": "%0"}])
+    with use_language("zh_CN"), pytest.raises(PlanError, match=r"^指令 #0：分块的 rows 必须是"):
+        replay(kb, [{"op": "load", "value": "%0", "tile": {"rows": [0]}, "at": 0}])
 
 
 def test_a_tile_overwritten_by_a_later_load_is_not_there_any_more(kb):

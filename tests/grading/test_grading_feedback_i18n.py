@@ -307,3 +307,29 @@ def test_the_feedback_templates_own_words_follow_the_learners_language():
     numbers = re.compile(r"\d+\.\d+ / \d+")
     assert numbers.findall(chinese) == numbers.findall(english)  # the scores untouched
     assert page("de") == english  # a language chipsim does not speak: as nbgrader wrote it
+
+
+def test_a_figure_a_cell_drew_is_described_by_where_it_is_not_by_matplotlibs_repr():
+    """A walk read the feedback page's figures as "<Figure size 1100x352 with 1 Axes>" (their
+    alt text, matplotlib's plain text): they now say which cell drew them, under which
+    heading, in the page's language; the grader's own pictures keep what they say."""
+    from nbformat.v4 import new_markdown_cell, new_notebook, new_output
+
+    from grader.feedback.page import _NO_ALT, with_alt_text
+
+    drawn = new_output(
+        "display_data", {"image/png": "AAAA", "text/plain": "<Figure size 1100x352 with 1 Axes>"}
+    )
+    ours = new_output("display_data", {"image/png": "BBBB", "text/plain": "credit per instance"})
+    nb = new_notebook(cells=[new_markdown_cell("## Part 4: timeline\n\n## 第 4 部分：时间线"),
+                             new_code_cell("show()", outputs=[drawn, ours])])  # fmt: skip
+    page = "".join(
+        f'<img src="data:image/png;base64,{b}" alt="{_NO_ALT}">' for b in ("AAAA", "BBBB")
+    )
+    assert 'alt="Figure drawn by cell 2 (under the heading Part 4: timeline)"' in with_alt_text(
+        page, nb
+    )
+    nb.metadata["chipsim"] = {"language": "zh_CN"}
+    described = with_alt_text(page, nb)
+    assert 'alt="第 2 个单元格绘制的图（所在小节：第 4 部分：时间线）"' in described
+    assert 'alt="credit per instance"' in described and "<Figure" not in described

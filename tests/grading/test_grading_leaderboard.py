@@ -89,7 +89,7 @@ def test_ranking_from_the_graders_numbers_with_pseudonyms(course):
     assert entries["ben"] > 1.0  # the notebook's own claim was replaced by the grader's
     csv_path, html_path = write(course, pseudonyms=True)
     rows = list(csv.DictReader(csv_path.open()))
-    ranked = [(r["rank"], float(r["hidden_vs_reference"])) for r in rows
+    ranked = [(r["rank"], float(r["hidden_geomean_over_reference"])) for r in rows
               if r["visible_instance"] == "transformer"]  # fmt: skip
     assert [r for r, _ in ranked] == ["1", "2"] and ranked[0][1] <= ranked[1][1]
     text = csv_path.read_text() + html_path.read_text()
@@ -103,7 +103,7 @@ def test_ranking_from_the_graders_numbers_with_pseudonyms(course):
     assert {e.learner: e.ratio for e in collect(course)}["ada"] > entries["ada"]
     rows = list(csv.DictReader(csv_path.open()))
     ada = [r for r in rows if r["learner"] == "ada"]
-    assert float(ada[0]["hidden_vs_reference"]) == pytest.approx(entries["ada"], abs=1e-4)
+    assert float(ada[0]["hidden_geomean_over_reference"]) == pytest.approx(entries["ada"], abs=1e-4)
     # the page says which column is the hidden ranking and which are visible results
     page = html_path.read_text()
     assert "hidden instances (ranked)" in page and "vs reference (geomean)" in page

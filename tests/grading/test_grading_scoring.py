@@ -309,18 +309,18 @@ def test_the_explanation_states_the_line_the_credit_was_read_from():
 def test_the_words_follow_the_line_where_the_baseline_does_not_bend_it():
     """The baseline earns half only where it is worse than full credit and better than naive;
     otherwise the message says what it earns and reads the straight line."""
-    from grader.scoring.checks import _timed
+    from grader.scoring.timed import timed
 
     part = PARTS["memory_challenge"]
     inst = part.instance("tight_40")
-    near = _timed(part, inst, 1200, {"reference": 1000, "naive": 2000, "baseline": 1000},
+    near = timed(part, inst, 1200, {"reference": 1000, "naive": 2000, "baseline": 1000},
                   "bytes", None)  # fmt: skip
     assert "(earns 100%)" in near.message and "on the line" not in near.message
-    flat = _timed(part, inst, 1200, {"reference": 1000, "naive": 1500, "baseline": 1500},
+    flat = timed(part, inst, 1200, {"reference": 1000, "naive": 1500, "baseline": 1500},
                   "bytes", None)  # fmt: skip
     assert flat.fraction == pytest.approx((1500 - 1200) / (1500 - 1060))
     assert "of the way from naive to the full-credit line (at most 1,060)" in flat.message
-    bent = _timed(part, inst, 1100, {"reference": 1010, "naive": 2000, "baseline": 1200},
+    bent = timed(part, inst, 1100, {"reference": 1010, "naive": 2000, "baseline": 1200},
                   "bytes", None)  # fmt: skip
     assert "the full-credit line (at most 1,070)" in bent.message  # 1,070.6: 1,071 is not full
     # without a slack (the instruction-generation challenge) there is no full-credit line to
@@ -328,7 +328,7 @@ def test_the_words_follow_the_line_where_the_baseline_does_not_bend_it():
     gen = PARTS["instgen_challenge"]
     assert gen.slack == 0 and gen.baseline
     base = {"reference": 1000, "naive": 2000, "baseline": 1500}
-    upper = _timed(gen, gen.instance("conv_a"), 1100, base, "cycles", None)
+    upper = timed(gen, gen.instance("conv_a"), 1100, base, "cycles", None)
     # the baseline is named in words, the naive program too (a learner read "single" as an
     # untranslated word, and "naive 414,084" without knowing which program that was)
     assert "between the single-buffered program (50%) and the reference (1,000)" in upper.message
@@ -340,7 +340,7 @@ def test_the_words_follow_the_line_where_the_baseline_does_not_bend_it():
     assert "full-credit line" not in said and "where it matches the reference itself" in said
     assert "50% at the single-buffered program" in said
     with use_language("zh_CN"):
-        zh = _timed(gen, gen.instance("conv_a"), 1100, base, "cycles", None).message
+        zh = timed(gen, gen.instance("conv_a"), 1100, base, "cycles", None).message
     assert "介于单缓冲程序（50%）与参考解" in zh and "single" not in zh, zh
 
 
@@ -348,21 +348,21 @@ def test_the_words_say_when_an_answer_is_the_baseline_or_the_instance_separates_
     """A learner read "between naive (0%) and greedy_by_size (50%)" for an arena exactly
     greedy's, and "full credit" for no fusion where the reference was slower than no fusion
     (the part says none at no fusion): the words now say what happened."""
-    from grader.scoring.checks import _timed
+    from grader.scoring.timed import timed
 
     part = PARTS["memory_challenge"]
     inst = part.instance("tight_40")
-    same = _timed(part, inst, 1500, {"reference": 1000, "naive": 2000, "baseline": 1500},
+    same = timed(part, inst, 1500, {"reference": 1000, "naive": 2000, "baseline": 1500},
                   "bytes", None)  # fmt: skip
     assert same.fraction == 0.5
     assert "the same as greedy by size: 50% credit" in same.message
     assert "between" not in same.message
     chains = PARTS["fusion_chains"]
-    naive = _timed(chains, chains.instance("chains_a"), 1000, {"reference": 1010, "naive": 1000},
+    naive = timed(chains, chains.instance("chains_a"), 1000, {"reference": 1010, "naive": 1000},
                    "cycles", None)  # fmt: skip
     assert naive.fraction == 1.0
     assert "reference is no faster than naive" in naive.message
-    fair = _timed(chains, chains.instance("chains_a"), 900, {"reference": 900, "naive": 1000},
+    fair = timed(chains, chains.instance("chains_a"), 900, {"reference": 900, "naive": 1000},
                   "cycles", None)  # fmt: skip
     assert "no faster than naive" not in fair.message
 

@@ -15,6 +15,8 @@ import pytest
 from grading_course import ROOT, mix
 from nbgrader.validator import Validator
 
+from chipsim.i18n import text_width
+
 ASSIGNMENTS = ("fusion", "memory_planning", "instruction_generation")
 
 
@@ -93,11 +95,20 @@ def test_validate_summary_says_what_it_measured_not_nbgraders_alarm(tmp_path):
     validator.stream = io.StringIO()
     validator.validate_and_print(str(path))
     printed = re.sub(r"\x1b\[[0-9;]*m", "", validator.stream.getvalue())
-    # nbgrader refills the summary at spaces: a number keeps its Chinese words (no-break
-    # spaces), and no line breaks inside `make grade-mine` (a walk read "显示\n0 分")
-    assert "有\u00a0" in printed and "显示\u00a00\u00a0分" in printed
-    assert "grade-\nmine" not in printed
+    # the summary is refilled by terminal columns (a Chinese character takes two; nbgrader's
+    # textwrap counted one, so its lines ran to about 140): every line within the validator's
+    # width; lines break between words, a number keeps its Chinese words (a walk read "显示\n0
+    # 分"), 。 never starts a line, and no line breaks inside `make grade-mine`
+    summary = printed[printed.index(f"{len(tests)} PART(S) BELOW") :]
+    summary = summary[: summary.index("=" * validator.width)].splitlines()
+    assert len(summary) > 4 and all(text_width(line) <= validator.width for line in summary)
+    assert any(text_width(line) > validator.width - 12 for line in summary if "分" in line)
+    assert f"有\u00a0{len(tests)}\u00a0个" in printed and "显示\u00a00\u00a0分" in printed
+    assert "\u200b" not in printed  # the marks where a line may break are not printed
+    assert "grade-\nmine" not in printed and not any(line.startswith("。") for line in summary)
+    assert "。 " not in printed  # no space between Chinese sentences
     printed = " ".join(printed.split())  # nbgrader refills the summary to its width
     assert "WILL NOT" not in printed and "VALIDATION FAILED" not in printed
     assert f"{len(tests)} PART(S) BELOW FULL POINTS on the visible instances" in printed
-    assert f"有 {len(tests)} 个部分在可见实例上未得满分" in printed
+    chinese = "".join(summary).replace("\u00a0", " ")  # a line may end between two characters
+    assert f"有 {len(tests)} 个部分在可见实例上未得满分。下面每个部分" in chinese

@@ -264,3 +264,21 @@ def test_wrap_keeps_to_its_width_when_a_word_is_wider_than_the_line():
         lines = wrap(text, width)
         assert all(text_width(line) <= width for line in lines), lines
         assert "".join(lines).replace(" ", "") == text.replace(BREAK, "").replace(" ", "")
+
+
+def test_wrap_keeps_marks_and_numbers_with_their_words():
+    """Chinese typesetting starts no line with 。 or ” and ends none with （ or “, and a number
+    joined to its words by no-break spaces stays with them (Validate's summary read "显示\\n0
+    分" when nbgrader refilled it)."""
+    from chipsim.i18n import BREAK, wrap
+
+    assert wrap("一二三四五六。七八", 12) == ["一二三四五", "六。七八"]
+    assert wrap("一二三四五（六七八", 12) == ["一二三四五", "（六七八"]
+    assert wrap("不是“融合”……好", 8) == ["不是“融", "合”……好"]
+    assert wrap("一二三\u00a04\u00a0个部分", 8) == ["一二", "三\u00a04\u00a0个", "部分"]
+    assert wrap(f"每个{BREAK}内核函数{BREAK}只读一次。", 9)[-1] != "。"  # even where a word is cut
+    for text in ("\u00a0abc def", "显示\u00a00\u00a0分的部分。", "a\u00a0\u00a0b c"):
+        for width in range(2, 12):
+            lines = wrap(text, width)
+            assert all(text_width(line) <= width for line in lines) or width < 4, (text, lines)
+            assert all(line.strip(" ") for line in lines), (text, width, lines)

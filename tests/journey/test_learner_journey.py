@@ -240,6 +240,8 @@ def test_the_feedback_pages_render_without_overflow_or_script(journey, browser):
         )
         assert over == [], (a, over)
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 2")
+        alts = page.eval_on_selector_all("img", "imgs => imgs.map(i => i.alt)")
+        assert alts and all(alt and not alt.startswith("<Figure") for alt in alts), (a, alts)
     board = journey["course"] / "gradebook" / "leaderboard.html"
     page.goto(board.as_uri(), wait_until="networkidle")
     assert "me" in page.locator("body").inner_text()
