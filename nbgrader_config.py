@@ -38,13 +38,14 @@ from nbgrader.preprocessors import (
     SaveAutoGrades,
 )
 
-from chipsim.i18n import wrap
+from chipsim.i18n import BREAK, wrap
 from grader.course.limit_output import LimitOutput
 from grader.course.local_exchange import from_environment
 from grader.course.rescore import RescoreAnswers
 from grader.course.sanitize import RememberLanguage, RestoreTestCells
 from grader.gradebook.db import configured_url
 from grader.sandbox.execute import GuardedExecute
+from grader.sandbox.limits import CELL_SECONDS
 from grader.sandbox.modes import lock_down
 
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
@@ -101,19 +102,22 @@ c.Validator.failed_warning = (
     "answer is as good as the reference; a part that says 0 points has a task still to do. "
     + (
         "有\u00a0{num_failed}\u00a0个部分|在|可见|实例上|未得|满分。|下面|每个|部分的|消息|写明了|"
-        "它的|得分|和|原因。|运行 `make grade-mine` 可以|看到|按|评分时|抽取的|隐藏|实例|计算的|"
-        "成绩。|在|开放|挑战中，|你的|答案|赶上|参考解|之前，|没有|满分|是|正常的。|"
+        "它的|得分|和|原因。|你的|成绩|按|评分时|抽取的|隐藏|实例|计算，|运行 `make grade-mine` "
+        "可以|看到。|在|开放|挑战中，|答案|赶上|参考解|之前|未得|满分|是|正常的。|"
         "显示\u00a00\u00a0分的|部分|还有|任务|没做完。\n"
-    ).replace("|", "\u200b")
+    ).replace("|", BREAK)
 )
 
 # Released stubs: the line after each solution region raises NotImplementedError("<task>").
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE / 在这里写你的代码"}
 # Per-cell limit: a cell past it gets an error output (0 for its part) and grading moves on.
 # A challenge's test cell runs the learner's pass on every instance, hidden ones included (some
-# 20 s for the model solution alone); 120 s leaves room for a loaded machine. Override per
-# run: nbgrader autograde ... --GuardedExecute.timeout=30
-c.GuardedExecute.timeout = 120
+# 20 s for the model solution alone); 120 s (grader.sandbox.limits) leaves room for a loaded
+# machine. Override per run: nbgrader autograde ... --GuardedExecute.timeout=30
+c.GuardedExecute.timeout = CELL_SECONDS
+# Validate runs the notebook with nbgrader's Execute, whose own limit is 30 s: a cell the
+# grader gives 120 s would fail Validate with a bare CellTimeoutError. One limit for both.
+c.Execute.timeout = CELL_SECONDS
 c.GuardedExecute.sandbox = True
 # The grader's notes for the instructor (static flags, sandbox) survive the metadata clean-up.
 c.ClearMetadataPreprocessor.preserve_nb_metadata_mask = {("language_info", "name"), ("chipsim",)}

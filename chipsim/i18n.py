@@ -37,7 +37,7 @@ import re
 import string
 import sys
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -220,6 +220,23 @@ def _translated(message: str, fields: dict[str, Any]) -> str:
         text = catalogue(language).get(message) or message
         _prepare_matplotlib()
     return _WIDE.format(text, **fields) if fields else text
+
+
+def listing(items: Iterable[Any]) -> str:
+    """``items`` as one list in the current language: Chinese separates the items of a list
+    with its enumeration comma (、); its comma (``tr(", ")``, ，) joins clauses.
+
+    Example:
+        >>> listing(["load", "contract", "store"])
+        'load, contract, store'
+        >>> with use_language("zh_CN"):
+        ...     listing(["load", "contract", "store"])
+        'load、contract、store'
+    """
+    text = ""
+    for i, item in enumerate(items):
+        text = str(item) if i == 0 else tr("{items}, {item}", items=text, item=item)
+    return text
 
 
 def tr_in(language: str, message: str, /, **fields: Any) -> str:

@@ -92,7 +92,8 @@ class Pace:
     ran: int
     sampled: float = 0.0
     drawn: int = 0
-    hidden_seconds: float = 0.0  # the practice draws' weighted seconds: the hidden instances'
+    hidden_seconds: float = 0.0  # the hidden instances', from the practice draws (weighted)
+    draws: int = 0  # the practice draws there were: more than ``drawn`` when some were not run
 
     def projected(self, part: Part) -> float:
         """Seconds the graded cell would take at this pace."""
@@ -105,17 +106,29 @@ def paced(draws: list[PracticeDraw], run: Callable[[str, Any], Any], pace: Pace)
     """``pace`` with ``run(kind, problem)`` (the learner's functions) timed on the practice
     ``draws`` too. What they print or raise is not shown: the visible instances have said it
     already. Once the graded cell is sure to run out of time, the rest are not run: the
-    warning is certain, and a slow search does not keep the learner waiting for it.
+    warning is certain, and a slow search does not keep the learner waiting for it; so is
+    the test cell itself past half the cell's limit (Validate gives it no more time than the
+    grader does). The hidden instances they stand for are then projected at the pace of the
+    draws that ran (leaving them out made the projection too low: "about 142 s" for a cell
+    that would take 270 s), and the warning says the projection may be short.
 
     Example (a draw standing for 3 hidden instances, timed once, counted three times):
         >>> p = paced([PracticeDraw("graph", None, 3.0)], lambda kind, problem: None, Pace(1.0, 2))
         >>> p.drawn, p.hidden_seconds == 3 * p.sampled
         (1, True)
+
+    Stopped after the first of two draws (the visible instances took half the cell's limit,
+    and the first draw pushed the test cell past it), the second's hidden instances go at the
+    first's pace:
+        >>> slow = Pace(CELL_SECONDS / 2, 1)
+        >>> p = paced([PracticeDraw("g", None, 1.0)] * 2, lambda k, p: time.sleep(0.001), slow)
+        >>> p.drawn, p.draws, p.hidden_seconds == 2 * p.sampled
+        (1, 2, True)
     """
-    sampled = weighted = 0.0
+    sampled = weighted = done = 0.0
     drawn = 0
     for draw in draws:
-        if pace.seconds + weighted > CELL_SECONDS:
+        if pace.seconds + weighted > CELL_SECONDS or pace.seconds + sampled > CELL_SECONDS / 2:
             break
         started = time.perf_counter()
         try:
@@ -125,7 +138,12 @@ def paced(draws: list[PracticeDraw], run: Callable[[str, Any], Any], pace: Pace)
             pass
         took = time.perf_counter() - started
         sampled, weighted, drawn = sampled + took, weighted + took * draw.weight, drawn + 1
-    return dataclasses.replace(pace, sampled=sampled, drawn=drawn, hidden_seconds=weighted)
+        done += draw.weight
+    if 0 < drawn < len(draws):  # the rest at the pace of those that ran
+        weighted *= sum(d.weight for d in draws) / done
+    return dataclasses.replace(
+        pace, sampled=sampled, drawn=drawn, hidden_seconds=weighted, draws=len(draws)
+    )
 
 
 def too_slow(part: Part, pace: Pace, limit: float | None = None) -> tuple[bool, str]:
@@ -144,6 +162,11 @@ def too_slow(part: Part, pace: Pace, limit: float | None = None) -> tuple[bool, 
         >>> fatal, text = too_slow(get_part("fusion_challenge"), Pace(1.0, 2, 9.0, 8, 70.0))
         >>> fatal, "9 s on 8 practice draws" in text, "about 71 s" in text
         (False, True, True)
+
+    When some draws were not run (the cell was sure to run out of time), it says so:
+        >>> fatal, text = too_slow(get_part("fusion_challenge"), Pace(1.0, 2, 9.0, 3, 130.0, 8))
+        >>> fatal, "3 of the 8 practice draws" in text, "or more if the others" in text
+        (True, True, True)
     """
     limit = CELL_SECONDS if limit is None else limit  # the grader's default cell limit
     seen = _projected(part, pace.projected(part), limit)
@@ -158,6 +181,18 @@ def too_slow(part: Part, pace: Pace, limit: float | None = None) -> tuple[bool, 
             "{limit:.0f} s: at this pace about {projected:.0f} s. A cell that runs out of time "
             "scores 0: make it faster (at most about {each:.1f} s per instance).",
             seconds=pace.seconds, ran=pace.ran, limit=limit, **seen,
+        )  # fmt: skip
+    if pace.drawn < pace.draws:
+        return fatal, head + tr(
+            "your function took {seconds:.0f} s on the {ran} visible instance(s), and "
+            "{sampled:.0f} s on {drawn} of the {draws} practice draws made like the hidden "
+            "instances, in their sizes (timed, never scored; the others were not run, this "
+            "was enough to tell). Graded, this cell runs all {total} instances of the part, "
+            "hidden ones included, within {limit:.0f} s: at this pace about {projected:.0f} s, "
+            "or more if the others are larger. A cell that runs out of time scores 0: make it "
+            "faster (at most about {each:.1f} s per instance).",
+            seconds=pace.seconds, ran=pace.ran, sampled=pace.sampled, drawn=pace.drawn,
+            draws=pace.draws, limit=limit, **seen,
         )  # fmt: skip
     return fatal, head + tr(
         "your function took {seconds:.0f} s on the {ran} visible instance(s), and {sampled:.0f} "

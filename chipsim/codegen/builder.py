@@ -62,7 +62,7 @@ from chipsim.codegen.program_data import offsets, replay, tile_data
 from chipsim.errors import PlanError
 from chipsim.hw.chip import Chip
 from chipsim.hw.isa import Instr, Operand
-from chipsim.i18n import tr
+from chipsim.i18n import listing, tr
 from chipsim.ir.graph import Graph, Value
 from chipsim.passes.memory.liveness import align_up
 from chipsim.passes.placement import ALIGN
@@ -171,7 +171,7 @@ class KernelBuilder:
         if name not in self._values:
             raise PlanError(tr("the kernel has no value {name!r}; its values are {values} "
                                "(print the graph to see them)", name=name,
-                               values=", ".join(self._values)))  # fmt: skip
+                               values=listing(self._values)))  # fmt: skip
         return self._values[name]
 
     def tile_bytes(self, name: str, tile: Tile) -> int:
@@ -260,7 +260,7 @@ class KernelBuilder:
         v = self.value(value)
         node = next((n for n in self.blocked.epilogue if n.output is v), None)
         if node is None:
-            known = ", ".join(self.names[n.output] for n in self.blocked.epilogue)
+            known = listing(self.names[n.output] for n in self.blocked.epilogue)
             raise PlanError(tr("{here}: {value!r} is not computed by the epilogue; its values "
                                "are {known}", here=self._here("epilogue"), value=value,
                                known=known))  # fmt: skip
@@ -279,7 +279,7 @@ class KernelBuilder:
         """DMA ``value``'s finished tile from SRAM (``src``: its operand or offset) to DRAM."""
         v = self.value(value)
         if v not in self.kernel.outputs:
-            outs = ", ".join(self.names[u] for u in self.kernel.outputs)
+            outs = listing(self.names[u] for u in self.kernel.outputs)
             raise PlanError(tr("{here}: {value!r} is not an output of the kernel; store {outs}",
                                here=self._here("store"), value=value, outs=outs))  # fmt: skip
         at = src.offset if isinstance(src, Operand) else int(src)
@@ -356,7 +356,7 @@ class KernelBuilder:
             loadable = [self.names[u] for u in self.blocked.maps if u in self.kernel.inputs]
             raise PlanError(tr("{here}: {name!r} is not an input in DRAM; load one of {inputs}",
                                here=self._here(op), name=name,
-                               inputs=", ".join(loadable)))  # fmt: skip
+                               inputs=listing(loadable)))  # fmt: skip
         return v
 
     def _dram(self, v: Value, tile: Tile) -> Operand:

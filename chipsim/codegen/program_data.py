@@ -20,7 +20,7 @@ from typing import Any
 
 from chipsim.errors import PlanError
 from chipsim.hw.isa import Operand
-from chipsim.i18n import tr
+from chipsim.i18n import listing, tr
 
 #: The data form's fields per instruction kind (what :func:`replay` accepts).
 FIELDS = {
@@ -74,12 +74,12 @@ def replay(kb: Any, data: Sequence[Any]) -> Any:
     for i, item in enumerate(data):
         if not isinstance(item, dict) or item.get("op") not in FIELDS:
             raise PlanError(tr("instruction #{i}: each item is a dict with 'op' one of {ops}",
-                               i=i, ops=tr(", ").join(FIELDS)))  # fmt: skip
+                               i=i, ops=listing(FIELDS)))  # fmt: skip
         op = item["op"]
         absent = [f for f in FIELDS[op] if f not in item]
         if absent:
             raise PlanError(tr("instruction #{i} ({op}) has no {fields}", i=i, op=op,
-                               fields=tr(", ").join(absent)))  # fmt: skip
+                               fields=listing(absent)))  # fmt: skip
         tile = kb.tile(**tile_spans(item["tile"], i))
         if op == "load":
             kb.load(item["value"], tile, item["at"])

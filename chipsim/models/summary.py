@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from chipsim.i18n import tr
+from chipsim.i18n import listing, tr
 from chipsim.ir.graph import Graph, Value
 from chipsim.ir.ops import Pattern, check_attrs, get_op
 from chipsim.ir.ops.batch_norm import STATISTICS
@@ -46,7 +46,7 @@ class ModelSummary:
     patterns: dict[str, int]  # nodes per pattern class (constants excluded)
 
     def __str__(self) -> str:
-        pats = ", ".join(f"{tr(k)} {v}" for k, v in self.patterns.items())
+        pats = listing(f"{tr(k)} {v}" for k, v in self.patterns.items())
         return tr(
             "{name}: {params:,} parameters, {gmacs:.3f} G MACs, {gflop:.3f} GFLOP, "
             "activations {act:.1f} MiB, weights {weights:.1f} MiB\n  ops by pattern: {patterns}",

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chipsim.errors import OutOfMemoryError
-from chipsim.i18n import N_, pad, text_width, tr, wrap
+from chipsim.i18n import N_, listing, pad, text_width, tr, wrap
 from chipsim.ir.graph import Graph, Node, Value
 from chipsim.passes.memory.liveness import align_up
 from chipsim.target import Chip, Level
@@ -299,7 +299,7 @@ def check_dram(capacity: int, held: Sequence[tuple[str, int]], what: str) -> Non
     if total <= capacity:
         return
     big = sorted(held, key=lambda t: -t[1])
-    listed = ", ".join(f"{name} ({_mib(n)})" for name, n in big[:6])
+    listed = listing(f"{name} ({_mib(n)})" for name, n in big[:6])
     raise OutOfMemoryError(
         tr(
             "DRAM out of memory: {what} needs {total} of DRAM but the chip has {capacity}. It "

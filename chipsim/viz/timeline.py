@@ -62,6 +62,10 @@ def plot_timeline(report: Any, ax: Any = None, unit: str = "us", max_labels: int
     ax.set_ylim(top, len(ROWS) - 0.4)
     ax.invert_yaxis()
     ax.set_xlabel(tr("time (µs)") if unit == "us" else tr("cycles"))
+    if unit != "us":  # 1,200,000 on the axis, not 1.2 under a "1e6" in its corner
+        from matplotlib.ticker import FuncFormatter
+
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:,.0f}"))
     ax.set_title(tr("{chip}: {cycles:,} cycles", chip=report.chip.name, cycles=report.cycles))
     return ax
 

@@ -151,8 +151,8 @@ def learner_notebooks(course: Path, assignments: Iterable[str]) -> list[Choice]:
             out.append(Choice(a, edited[0], f"your work is {_rel(course, edited[0])}"))
         elif mine.is_file() or ex.is_file():
             path = mine if mine.is_file() else ex
-            out.append(Choice(a, path, f"no edits yet: grading the blank {_rel(course, path)} "
-                                       "(it scores 0)"))  # fmt: skip
+            out.append(Choice(a, path, f"no edits yet: the blank {_rel(course, path)} "
+                                       "stands for your work (it scores 0)"))  # fmt: skip
         else:
             out.append(Choice(a, None, f"no notebook for {a} in my-work/ or exercises/"))
     return out

@@ -46,7 +46,7 @@ import chipsim.compiler  # noqa: F401
 import chipsim.runtime.program  # noqa: F401
 import chipsim.viz.memory_plan  # noqa: F401
 import chipsim.viz.timeline  # noqa: F401
-from chipsim.i18n import N_, tr, use_language
+from chipsim.i18n import N_, listing, tr, use_language
 from grader.course.static_check import (
     COPY_SIMILARITY,
     Flag,
@@ -166,7 +166,7 @@ class RescoreAnswers(NbGraderPreprocessor):
         doc = _find_answer(cell)
         with use_language(answer_language(doc)):  # the learner's, as their kernel recorded it
             if tampered:
-                shown = ", ".join(tampered[:5])
+                shown = listing(tampered[:5])
                 why = tr(
                     "chipsim's own files were changed while this notebook ran ({files}); 0 points",
                     files=shown,

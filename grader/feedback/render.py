@@ -105,7 +105,8 @@ def figure(instance: str, theirs: Any, reference: Any) -> Any:
         if timed:
             from chipsim.viz.timeline import plot_timeline
 
-            plot_timeline(obj.report, ax=ax, max_labels=12)  # names that fit their span
+            # the axis in cycles, as the titles count them; names that fit their span
+            plot_timeline(obj.report, ax=ax, max_labels=12, unit="cycles")
             kernels = len(obj.report.kernels)
             if hasattr(obj, "overlap"):  # one hand-written kernel: what its DMA overlapped
                 title = tr("{who}: {cycles:,} cycles, DMA overlapped with compute {share:.0%} "

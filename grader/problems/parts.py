@@ -354,7 +354,9 @@ MEMORY_PARTS = (
         (),
         (),
         (
-            _inst("live_a", "liveness", lambda s: liveness_problem(s, False)),
+            # seed 3: an input whose one reader runs first (its lifetime is [0, 1)), where an
+            # off-by-one gives an empty lifetime: the test cell shows what grading would
+            _inst("live_a", "liveness", lambda s: liveness_problem(s, False), 3),
             *_hidden("live_h", "liveness", liveness_stratum, H["liveness"], strata=H["liveness"]),
         ),
     ),

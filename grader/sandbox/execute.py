@@ -32,7 +32,7 @@ JSON) is dropped and counted, never a crash of the grader.
 
 Configure it in ``nbgrader_config.py``::
 
-    c.GuardedExecute.timeout = 120       # seconds per cell
+    c.GuardedExecute.timeout = 120       # seconds per cell (default: limits.CELL_SECONDS)
     c.GuardedExecute.sandbox = True      # isolate every kernel (refuse when impossible)
 """
 

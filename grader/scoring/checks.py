@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from chipsim.errors import ChipsimError
-from chipsim.i18n import tr
+from chipsim.i18n import listing, tr
 from grader.problems.families import compile_with
 from grader.problems.parts import ALIGNMENT, OVERLAP_PARTS, Instance, Part
 from grader.scoring.answer import graph_fingerprint, records_fingerprint
@@ -116,7 +116,7 @@ def _classify(part: Part, inst: Instance, answer: dict) -> InstanceScore:
         n_ops * beyond_chance(right_ops, n_ops, guess_ops)
         + n_pairs * beyond_chance(right_pairs, n_pairs, guess_pairs)
     ) / max(1, n_ops + n_pairs)
-    shown = ", ".join(wrong[:6]) + (" ..." if len(wrong) > 6 else "")
+    shown = listing(wrong[:6]) + (" ..." if len(wrong) > 6 else "")
     msg = tr(
         "{right} of {total} items right (patterns {right_ops} of {n_ops}, may_fuse "
         "{right_pairs} of {n_pairs}; one answer for everything would get {guess_ops} and "

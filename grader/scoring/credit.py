@@ -180,6 +180,9 @@ class PartScore:
     baseline: str | None = None
     overlap: bool = False
     families: Mapping[str, str] = field(default_factory=dict)
+    #: why every instance scored 0, when one reason did it (:func:`zero`: no answer, a cell
+    #: out of time, tampering): the explanation says it once, and claims nothing per instance
+    whole: str = ""
 
     def counted_scores(self) -> tuple[InstanceScore, ...]:
         """The instances the points come from (all of them when ``counted`` is None)."""
@@ -217,6 +220,8 @@ class PartScore:
         lines = [tr("Part {part}: {score} / {points} points", part=self.part,
                     score=show_points(self.score), points=show_points(self.points))]  # fmt: skip
         lines += [f"  {note}" for note in self.notes]
+        if self.whole:
+            return "\n".join([*lines, "  " + self.whole])
         counted, preview = self.counted_scores(), self.preview_scores()
         if any(s.invalid for s in counted):
             lines.append(
@@ -248,15 +253,16 @@ class PartScore:
         if rest and min(rest) >= 1:
             lines.append("  " + tr("the other {n}: full credit each", n=len(rest)))
         elif rest:
+            low, high = shown_fraction(min(rest)), shown_fraction(max(rest))
             lines.append("  " + tr("the other {n}: {low:.1%} to {high:.1%} credit each, {full} "
-                                   "of them full credit", n=len(rest), low=min(rest),
-                                   high=max(rest), full=sum(f >= 1 for f in rest)))  # fmt: skip
+                                   "of them full credit", n=len(rest), low=low, high=high,
+                                   full=sum(f >= 1 for f in rest)))  # fmt: skip
         groups = by_family(counted, self.families)
         if 1 < len(groups) < len(counted) and not any(s.invalid for s in counted):
             lines.append("  " + tr("Each kind of hidden instance weighs the same in the points "
                                    "(its credit: the mean over its instances):"))  # fmt: skip
             lines += ["  - " + tr("{kind}…: {n} instances, {credit:.1%} credit", kind=name,
-                                  n=len(group), credit=_floor(_mean(group)))
+                                  n=len(group), credit=shown_fraction(_mean(group)))
                       for name, group in groups.items()]  # fmt: skip
         if preview:
             lines.append("  " + tr("Visible instances (practice, not counted; your test cell "
@@ -315,7 +321,7 @@ def formula(slack: float, baseline: str | None, overlap: bool) -> list[str]:
 
 def _line(s: InstanceScore) -> str:
     return tr("{instance}: {fraction:.1%} credit. {message}", instance=s.instance,
-              fraction=s.fraction, message=s.message)  # fmt: skip
+              fraction=shown_fraction(s.fraction), message=s.message)  # fmt: skip
 
 
 def mean_credit(
@@ -362,9 +368,11 @@ def _mean(scores: list[InstanceScore]) -> float:
     return sum(s.fraction for s in scores) / len(scores)
 
 
-def _floor(fraction: float) -> float:
-    """``fraction`` rounded down to a tenth of a percent, as shown: a kind with one instance
-    short of full credit among 200 shows 99.9%, not 100.0%."""
+def shown_fraction(fraction: float) -> float:
+    """``fraction`` rounded down to a tenth of a percent, as every credit is shown (the
+    explanation's lines and an instance's own message): a kind with one instance
+    short of full credit among 200 shows 99.9%, not 100.0%, and an instance a few cycles
+    short of the bend at half credit 49.9%, not 50.0%."""
     return math.floor(fraction * 1000 + 1e-9) / 1000
 
 
@@ -389,5 +397,13 @@ def feedback_language() -> str:
 
 
 def zero(part: str, points: float, why: str, instances: tuple[str, ...]) -> PartScore:
-    """A part scored 0 on every instance for one reason (no answer, tampering, ...)."""
-    return PartScore(part, points, tuple(InstanceScore(i, 0.0, why) for i in instances))
+    """A part scored 0 on every instance for one reason (no answer, tampering, ...), which
+    its explanation states once.
+
+    Example:
+        >>> print(zero("fusion_chains", 3, "no answer found", ("v1", "h1", "h2")).explain())
+        Part fusion_chains: 0 / 3 points
+          no answer found
+    """
+    return PartScore(part, points, tuple(InstanceScore(i, 0.0, why) for i in instances),
+                     whole=why)  # fmt: skip

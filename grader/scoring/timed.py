@@ -17,7 +17,14 @@ import math
 
 from chipsim.i18n import tr
 from grader.problems.parts import Instance, Part, strategy_title
-from grader.scoring.credit import BASELINE_CREDIT, InstanceScore, credit, segment, separates
+from grader.scoring.credit import (
+    BASELINE_CREDIT,
+    InstanceScore,
+    credit,
+    segment,
+    separates,
+    shown_fraction,
+)
 
 
 def timed(
@@ -105,5 +112,6 @@ def _between(
                   name=name, half=BASELINE_CREDIT, full=ref)  # fmt: skip
     if part.slack:
         return tr("{fraction:.1%} of the way from naive to the full-credit line (at most "
-                  "{full:,})", fraction=frac, full=last)  # fmt: skip
-    return tr("{fraction:.1%} of the way from naive to the reference", fraction=frac)
+                  "{full:,})", fraction=shown_fraction(frac), full=last)  # fmt: skip
+    return tr("{fraction:.1%} of the way from naive to the reference",
+              fraction=shown_fraction(frac))  # fmt: skip

@@ -166,7 +166,7 @@ def test_the_mistakes_are_named_in_the_learners_language(kb):
     with use_language("zh_CN"):
         assert kb.missing().startswith("输出 %5 的元素 (0, 0) 从未被存储")
     # and so is a hand-edited program's data, checked before it is replayed
-    with use_language("zh_CN"), pytest.raises(PlanError, match=r"^指令 #0（load）缺少 tile，at$"):
+    with use_language("zh_CN"), pytest.raises(PlanError, match=r"^指令 #0（load）缺少 tile、at$"):
         replay(kb, [{"op": "load", "value": "%0"}])
     with use_language("zh_CN"), pytest.raises(PlanError, match=r"^指令 #0：分块的 rows 必须是"):
         replay(kb, [{"op": "load", "value": "%0", "tile": {"rows": [0]}, "at": 0}])

@@ -265,6 +265,10 @@ def test_a_timed_out_cell_is_told_to_be_faster_in_chinese_too():
     assert said == {f"没有答案：{note}。评分时，这个单元格要在这段时间内把你的函数在本部分"
                     f"全部 {n} 个实例（可见的和隐藏的）上各运行一次：请让你的函数更快"}  # fmt: skip
     assert score.score == 0.0
+    # said once, and nothing per instance: a walk's feedback repeated it for 12 hidden
+    # instances and claimed 0 points on the visible ones, which its test cell had scored full
+    headline, reason = score.explain().splitlines()
+    assert reason.strip() == said.pop() and headline.endswith("0 / 4 分")
 
 
 def test_the_feedback_templates_own_words_follow_the_learners_language():

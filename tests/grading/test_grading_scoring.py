@@ -493,3 +493,17 @@ def test_the_fusion_notebook_states_how_many_instances_of_each_kind_and_their_we
     assert f"All {total} run" in words and "counts for half" in words
     assert f"{H['transformer']} 个 Transformer 模块和 {H['cnn']} 个小型 CNN" in part4
     assert f"全部 {total} 个实例" in part4 and "各占这一部分分数的一半" in part4
+
+
+def test_a_credit_is_shown_rounded_down_everywhere_on_its_line():
+    """A walk read "50.0% credit ... between naive (0%) and the single-buffered program (50%)"
+    for a result a few cycles short of the 50% mark: a credit is shown rounded down, in the
+    explanation's line and in the instance's own sentence alike, as the points are."""
+    from grader.scoring.timed import timed
+
+    part = next(p for p in UNBOUND.values() if not p.slack and not p.baseline)
+    inst = part.instances[0]
+    score = timed(part, inst, 2001, {"reference": 0, "naive": 4000}, "cycles", ())
+    assert score.fraction == pytest.approx(0.49975)
+    line = PartScore(part.id, 3.0, (score,)).explain()
+    assert "49.9% credit" in line and "49.9% of the way" in line and "50.0%" not in line

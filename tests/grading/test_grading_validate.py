@@ -112,3 +112,20 @@ def test_validate_summary_says_what_it_measured_not_nbgraders_alarm(tmp_path):
     assert f"{len(tests)} PART(S) BELOW FULL POINTS on the visible instances" in printed
     chinese = "".join(summary).replace("\u00a0", " ")  # a line may end between two characters
     assert f"有 {len(tests)} 个部分在可见实例上未得满分。下面每个部分" in chinese
+
+
+def test_validate_gives_a_cell_the_time_the_grader_gives_it():
+    """Validate runs a notebook with nbgrader's `Execute`, whose own limit is 30 s; the grader
+    gives a cell 120 s. A walk's slow but accepted answer (graded 3 / 3) failed Validate with
+    a bare CellTimeoutError instead of the test cell's pace warning."""
+    from nbgrader.preprocessors import Execute
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from grader.sandbox.execute import GuardedExecute
+    from grader.sandbox.limits import CELL_SECONDS
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(ROOT)).load_config()
+    validator = Validator(config=config)
+    assert Execute in validator.preprocessors  # what Validate runs the notebook with
+    assert Execute(parent=validator).timeout == GuardedExecute(parent=validator).timeout
+    assert Execute(parent=validator).timeout == CELL_SECONDS

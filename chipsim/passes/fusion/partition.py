@@ -34,7 +34,7 @@ from typing import Any
 import networkx as nx
 
 from chipsim.errors import PartitionError, SerializationError
-from chipsim.i18n import tr
+from chipsim.i18n import listing, tr
 from chipsim.ir.graph import Graph, Value
 from chipsim.passes.fusion.boundary import kernel_boundary
 from chipsim.passes.fusion.naming import describe_node, kernel_name, unique_kernel_names
@@ -45,8 +45,9 @@ JSON_FORMAT = "chipsim.partition"
 def _as_index(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise PartitionError(
-            f"{where}: {value!r} is not a node index; a group lists node indices (ints)"
-        )
+            tr("{where}: {value!r} is not a node index; a group lists node indices (ints)",
+               where=where, value=value)
+        )  # fmt: skip
     return value
 
 
@@ -67,13 +68,16 @@ class Partition:
     def __post_init__(self) -> None:
         if isinstance(self.groups, (str, bytes)) or not isinstance(self.groups, Sequence):
             raise PartitionError(
-                f"groups must be a list of lists of node indices, got {self.groups!r}"
-            )
+                tr("groups must be a list of lists of node indices, got {groups!r}",
+                   groups=self.groups)
+            )  # fmt: skip
         groups = []
         for g, group in enumerate(self.groups):
             if isinstance(group, (str, bytes)) or not isinstance(group, Sequence):
-                raise PartitionError(f"group {g} must be a list of node indices, got {group!r}")
-            groups.append(tuple(sorted(_as_index(i, f"group {g}") for i in group)))
+                raise PartitionError(tr("group {g} must be a list of node indices, got {group!r}",
+                                        g=g, group=group))  # fmt: skip
+            where = tr("group {g}", g=g)
+            groups.append(tuple(sorted(_as_index(i, where) for i in group)))
         object.__setattr__(self, "groups", tuple(groups))
 
     # -- views -------------------------------------------------------------------------------
@@ -118,7 +122,8 @@ class Partition:
 
     def _need_graph(self, what: str) -> Graph:
         if self.graph is None:
-            raise PartitionError(f"{what} needs the graph: pass it, or use partition.with_graph(g)")
+            raise PartitionError(tr("{what} needs the graph: pass it, or use "
+                                    "partition.with_graph(g)", what=what))  # fmt: skip
         return self.graph
 
     # -- JSON --------------------------------------------------------------------------------
@@ -169,28 +174,29 @@ def validate_partition(graph: Graph, partition: Partition) -> None:
     owner: dict[int, int] = {}
     for g, group in enumerate(partition.groups):
         if not group:
-            raise PartitionError(f"group {g} is empty; remove it")
+            raise PartitionError(tr("group {g} is empty; remove it", g=g))
         for i in group:
             if not 0 <= i < n:
-                raise PartitionError(
-                    f"group {g} lists node index {i}, but the graph has {n} nodes "
-                    f"(indices 0..{n - 1})"
-                )
+                raise PartitionError(tr(
+                    "group {g} lists node index {i}, but the graph has {n} nodes (indices "
+                    "0..{top})", g=g, i=i, n=n, top=n - 1,
+                ))  # fmt: skip
             if graph.nodes[i].is_constant:
-                raise PartitionError(
-                    f"group {g} lists {node(i)} (node {i}): constants are data, not kernels; "
-                    "leave them out of every group"
-                )
+                raise PartitionError(tr(
+                    "group {g} lists {node} (node {i}): constants are data, not kernels; "
+                    "leave them out of every group", g=g, node=node(i), i=i,
+                ))  # fmt: skip
             if i in owner:
-                raise PartitionError(
-                    f"{node(i)} (node {i}) is in group {owner[i]} and in group {g}; "
-                    "put each node in exactly one group"
-                )
+                raise PartitionError(tr(
+                    "{node} (node {i}) is in group {a} and in group {b}; put each node in "
+                    "exactly one group", node=node(i), i=i, a=owner[i], b=g,
+                ))  # fmt: skip
             owner[i] = g
     missing = [i for i in range(n) if not graph.nodes[i].is_constant and i not in owner]
     if missing:
-        listed = ", ".join(f"{node(i)} (node {i})" for i in missing)
-        raise PartitionError(f"{listed} in no group; every op must be in exactly one group")
+        listed = listing(tr("{node} (node {i})", node=node(i), i=i) for i in missing)
+        raise PartitionError(tr("{nodes} in no group; every op must be in exactly one group",
+                                nodes=listed))  # fmt: skip
 
     dag = node_dag(graph)
     for g, group in enumerate(partition.groups):
@@ -263,11 +269,12 @@ def _check_convex(graph: Graph, dag: nx.DiGraph, g: int, group: tuple[int, ...],
     dst = next(i for i in group if nx.has_path(dag, via, i))
     path = nx.shortest_path(dag, src, via)[:-1] + nx.shortest_path(dag, via, dst)
     arrow = " -> ".join(node(i) for i in path)
-    raise PartitionError(
-        f"group {g} ({kernel_name(graph, group)}) is not convex: the path {arrow} leaves the "
-        f"group at {node(via)} and comes back in, so the kernel would wait for its own output. "
-        f"Put {node(via)} into group {g} too, or split group {g}"
-    )
+    raise PartitionError(tr(
+        "group {g} ({kernel}) is not convex: the path {arrow} leaves the group at {via} and "
+        "comes back in, so the kernel would wait for its own output. Put {via} into group {g} "
+        "too, or split group {g}", g=g, kernel=kernel_name(graph, group), arrow=arrow,
+        via=node(via),
+    ))  # fmt: skip
 
 
 def _check_group_order(graph, dag, partition, owner, node) -> None:
@@ -284,17 +291,20 @@ def _check_group_order(graph, dag, partition, owner, node) -> None:
     except nx.NetworkXNoCycle:
         cycle = []
     if cycle:
-        steps = "; ".join(
-            f"group {ga} -> group {gb} via {node(witness[ga, gb][0])} -> {node(witness[ga, gb][1])}"
+        steps = tr("; ").join(
+            tr("group {a} -> group {b} via {src} -> {dst}", a=ga, b=gb,
+               src=node(witness[ga, gb][0]), dst=node(witness[ga, gb][1]))
             for ga, gb in cycle
-        )
-        raise PartitionError(
-            f"groups {', '.join(str(ga) for ga, _ in cycle)} depend on each other in a cycle "
-            f"({steps}); no order can run them. Merge them or regroup these nodes"
-        )
+        )  # fmt: skip
+        raise PartitionError(tr(
+            "groups {groups} depend on each other in a cycle ({steps}); no order can run them. "
+            "Merge them or regroup these nodes",
+            groups=listing(str(ga) for ga, _ in cycle), steps=steps,
+        ))  # fmt: skip
     for (ga, gb), (a, b) in sorted(witness.items(), key=lambda item: item[1][::-1]):
         if ga > gb:
-            raise PartitionError(
-                f"group {gb} is listed before group {ga}, but {node(b)} in group {gb} reads "
-                f"{node(a)} from group {ga}; list the groups in topological order"
-            )
+            raise PartitionError(tr(
+                "group {b} is listed before group {a}, but {reader} in group {b} reads {read} "
+                "from group {a}; list the groups in topological order",
+                a=ga, b=gb, reader=node(b), read=node(a),
+            ))  # fmt: skip

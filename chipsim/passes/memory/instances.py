@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from chipsim.errors import PlanError
+from chipsim.i18n import tr
 from chipsim.passes.memory.liveness import UsageRecord, records_from_uses
 
 __all__ = [
@@ -46,7 +47,8 @@ def network_records(layers: Sequence[tuple[str, int, Sequence[str]]]) -> list[Us
     for name, _, inputs in layers:
         for src in inputs:
             if src not in uses:
-                raise PlanError(f"layer {name!r} reads {src!r}, which is not defined before it")
+                raise PlanError(tr("layer {name!r} reads {src!r}, which is not defined before it",
+                                   name=name, src=src))  # fmt: skip
             uses[src].append(step[name])
     last = layers[-1][0]
     tensors = [

@@ -28,12 +28,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from chipsim.errors import PassError, PlanError
-from chipsim.i18n import tr
+from chipsim.i18n import N_, tr
 from chipsim.ir.graph import Graph, Node, Value
 from chipsim.reference import reference_for
 
 #: The one lifetime convention used by every module of :mod:`chipsim.passes.memory`.
-INTERVAL_CONVENTION = "half-open [first, last): live at step t iff first <= t < last"
+INTERVAL_CONVENTION = N_("half-open [first, last): live at step t iff first <= t < last")
 
 #: Default alignment of every buffer offset, in bytes (a cache line / DMA burst).
 DEFAULT_ALIGNMENT = 64
@@ -58,16 +58,20 @@ class UsageRecord:
         for name in ("size", "first", "last"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool):
-                raise PlanError(f"tensor {self.id!r}: {name} must be an int, got {value!r}")
+                raise PlanError(tr("tensor {id!r}: {name} must be an int, got {value!r}",
+                                  id=self.id, name=name, value=value))  # fmt: skip
         if self.size < 0:
-            raise PlanError(f"tensor {self.id!r}: size must be >= 0 bytes, got {self.size}")
+            raise PlanError(tr("tensor {id!r}: size must be >= 0 bytes, got {size}",
+                              id=self.id, size=self.size))  # fmt: skip
         if self.first < 0:
-            raise PlanError(f"tensor {self.id!r}: first step must be >= 0, got {self.first}")
+            raise PlanError(tr("tensor {id!r}: first step must be >= 0, got {first}",
+                              id=self.id, first=self.first))  # fmt: skip
         if self.last <= self.first:
-            raise PlanError(
-                f"tensor {self.id!r}: lifetime [{self.first}, {self.last}) is empty; "
-                f"last must be > first ({INTERVAL_CONVENTION})"
-            )
+            raise PlanError(tr(
+                "tensor {id!r}: lifetime [{first}, {last}) is empty; last must be > first "
+                "({convention})", id=self.id, first=self.first, last=self.last,
+                convention=tr(INTERVAL_CONVENTION),
+            ))  # fmt: skip
 
     @property
     def length(self) -> int:
@@ -97,7 +101,8 @@ def align_up(n: int, alignment: int) -> int:
 def check_alignment(alignment: int) -> int:
     """Return ``alignment`` if it is a positive int, else raise :class:`PlanError`."""
     if not isinstance(alignment, int) or isinstance(alignment, bool) or alignment < 1:
-        raise PlanError(f"alignment must be a positive int (bytes), got {alignment!r}")
+        raise PlanError(tr("alignment must be a positive int (bytes), got {alignment!r}",
+                           alignment=alignment))  # fmt: skip
     return alignment
 
 
@@ -170,22 +175,26 @@ def _check_schedule(graph: Graph, order: tuple[Node, ...]) -> dict[int, int]:
     step: dict[int, int] = {}
     for t, node in enumerate(order):
         if id(node) not in known:
-            raise PassError(f"schedule step {t}: node {node.op!r} is not in graph {graph.name!r}")
+            raise PassError(tr("schedule step {t}: node {op!r} is not in graph {graph!r}",
+                              t=t, op=node.op, graph=graph.name))  # fmt: skip
         if id(node) in step:
-            raise PassError(f"schedule step {t}: node {node.op!r} is scheduled twice")
+            raise PassError(tr("schedule step {t}: node {op!r} is scheduled twice", t=t,
+                              op=node.op))  # fmt: skip
         step[id(node)] = t
     if len(step) != len(known):
         missing = next(n for n in graph.nodes if id(n) not in step)
-        raise PassError(f"the schedule misses node {missing.op!r}; schedule every node once")
+        raise PassError(tr("the schedule misses node {op!r}; schedule every node once",
+                          op=missing.op))  # fmt: skip
     producer = {id(n.output): n for n in graph.nodes}
     for t, node in enumerate(order):
         for v in node.inputs:
             p = producer.get(id(v))
             if p is not None and step[id(p)] >= t:
-                raise PassError(
-                    f"schedule step {t}: node {node.op!r} runs before the node that produces "
-                    f"its input ({p.op!r} at step {step[id(p)]}); use a topological order"
-                )
+                raise PassError(tr(
+                    "schedule step {t}: node {op!r} runs before the node that produces its "
+                    "input ({producer!r} at step {at}); use a topological order",
+                    t=t, op=node.op, producer=p.op, at=step[id(p)],
+                ))  # fmt: skip
     return step
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from chipsim.errors import PlanError
+from chipsim.i18n import listing, tr
 from chipsim.passes.memory.liveness import UsageRecord
 from chipsim.passes.memory.plan import MemoryPlan
 from chipsim.passes.memory.planners import first_fit, greedy_by_size, naive
@@ -37,10 +38,9 @@ def get_planner(name_or_callable: str | Planner) -> Planner:
         return name_or_callable
     key = str(name_or_callable).strip().lower().replace("-", "_")
     if key not in PLANNERS:
-        raise PlanError(
-            f"unknown memory planner {name_or_callable!r}; choose one of "
-            f"{', '.join(PLANNERS)} or pass your own function plan(records, *, alignment)"
-        )
+        raise PlanError(tr("unknown memory planner {name!r}; choose one of {known} or pass your "
+                           "own function plan(records, *, alignment)", name=name_or_callable,
+                           known=listing(PLANNERS)))  # fmt: skip
     return PLANNERS[key]
 
 

@@ -39,6 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from chipsim.errors import PlanError
+from chipsim.i18n import tr
 from chipsim.passes.memory.liveness import DEFAULT_ALIGNMENT, UsageRecord, check_alignment
 from chipsim.passes.memory.plan import MemoryPlan, make_plan
 from chipsim.passes.memory.planners import greedy_by_size
@@ -153,11 +154,13 @@ def _check_limits(time_limit: float, effort: int | None) -> None:
         or not isinstance(time_limit, (int, float))
         or not (time_limit > 0)
     ):
-        raise PlanError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+        raise PlanError(tr("time_limit must be a positive number of seconds, got {value!r}",
+                           value=time_limit))  # fmt: skip
     if effort is not None and (
         isinstance(effort, bool) or not isinstance(effort, int) or effort < 0
     ):
-        raise PlanError(f"effort must be None or a number of work units >= 0, got {effort!r}")
+        raise PlanError(tr("effort must be None or a number of work units >= 0, got {value!r}",
+                           value=effort))  # fmt: skip
 
 
 class _Best:

@@ -12,7 +12,7 @@ Example:
     >>> validate_plan(MemoryPlan(recs, {"a": 4096, "b": 0}))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    chipsim.errors.PlanError: tensors 'a' and 'b' overlap at bytes [4096, 8192) while both ... 5
+    chipsim.errors.PlanError: tensors 'a' and 'b' overlap at bytes [4096, 8192) while both live ...
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 
 from chipsim.errors import PlanError
+from chipsim.i18n import tr
 from chipsim.passes.memory.liveness import UsageRecord, align_up, check_alignment
 from chipsim.passes.memory.plan import MemoryPlan
 
@@ -36,14 +37,17 @@ def validate_plan(plan: MemoryPlan) -> MemoryPlan:
     for r in plan.records:
         off = plan.offsets[r.id]
         if not isinstance(off, int) or isinstance(off, bool):
-            raise PlanError(f"tensor {r.id!r}: offset must be an int, got {off!r}")
+            raise PlanError(tr("tensor {id!r}: offset must be an int, got {offset!r}",
+                               id=r.id, offset=off))  # fmt: skip
         if off < 0:
-            raise PlanError(f"tensor {r.id!r}: offset {off} is negative; offsets start at 0")
+            raise PlanError(tr("tensor {id!r}: offset {offset} is negative; offsets start at 0",
+                               id=r.id, offset=off))  # fmt: skip
         if off % alignment:
-            raise PlanError(
-                f"tensor {r.id!r}: offset {off} is not a multiple of the alignment "
-                f"{alignment}; round it up to {align_up(off, alignment)}"
-            )
+            raise PlanError(tr(
+                "tensor {id!r}: offset {offset} is not a multiple of the alignment "
+                "{alignment}; round it up to {up}",
+                id=r.id, offset=off, alignment=alignment, up=align_up(off, alignment),
+            ))  # fmt: skip
     _check_overlaps(plan.records, plan.offsets, alignment)
     return plan
 
@@ -52,13 +56,16 @@ def _check_ids(plan: MemoryPlan) -> None:
     seen: set[str] = set()
     for r in plan.records:
         if r.id in seen:
-            raise PlanError(f"tensor id {r.id!r} appears twice in the plan; ids must be unique")
+            raise PlanError(tr("tensor id {id!r} appears twice in the plan; ids must be unique",
+                               id=r.id))  # fmt: skip
         seen.add(r.id)
         if r.id not in plan.offsets:
-            raise PlanError(f"tensor {r.id!r} has no offset; the planner must place every tensor")
+            raise PlanError(tr("tensor {id!r} has no offset; the planner must place every tensor",
+                               id=r.id))  # fmt: skip
     for key in plan.offsets:
         if key not in seen:
-            raise PlanError(f"the plan gives an offset to unknown tensor {key!r}; drop it")
+            raise PlanError(tr("the plan gives an offset to unknown tensor {id!r}; drop that "
+                               "offset", id=key))  # fmt: skip
 
 
 def _check_overlaps(records: tuple[UsageRecord, ...], offsets, alignment: int) -> None:
@@ -77,8 +84,9 @@ def _check_overlaps(records: tuple[UsageRecord, ...], offsets, alignment: int) -
             if 0 <= k < len(live):
                 o_lo, o_hi, j = live[k]
                 if o_lo < hi and lo < o_hi:
-                    raise PlanError(
-                        f"tensors {records[j].id!r} and {r.id!r} overlap at bytes "
-                        f"[{max(lo, o_lo)}, {min(hi, o_hi)}) while both live at step {r.first}"
-                    )
+                    raise PlanError(tr(
+                        "tensors {a!r} and {b!r} overlap at bytes [{lo}, {hi}) while both live "
+                        "at step {t}: give one of them an offset clear of the other",
+                        a=records[j].id, b=r.id, lo=max(lo, o_lo), hi=min(hi, o_hi), t=r.first,
+                    ))  # fmt: skip
         insort(live, (lo, hi, i))

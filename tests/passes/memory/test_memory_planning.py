@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chipsim.errors import PassError, PlanError, SerializationError
+from chipsim.i18n import use_language
 from chipsim.ir import GraphBuilder, f32
 from chipsim.passes.memory import (
     PLANNERS,
@@ -122,10 +123,19 @@ def test_packed_instances_are_fully_packed():
 
 def test_validate_names_colliding_tensors():
     recs = (UsageRecord("relu2", 4096, 3, 6), UsageRecord("conv3", 8192, 5, 7))
-    msg = "tensors 'relu2' and 'conv3' overlap at bytes [4096, 8192) while both live at step 5"
+    msg = (
+        "tensors 'relu2' and 'conv3' overlap at bytes [4096, 8192) while both live at step 5: "
+        "give one of them an offset clear of the other"
+    )
     with pytest.raises(PlanError) as err:
         validate_plan(MemoryPlan(recs, {"relu2": 4096, "conv3": 0}))
     assert str(err.value) == msg
+    # a learner who works in Chinese reads it in Chinese (a walk found it English)
+    with use_language("zh_CN"):
+        with pytest.raises(PlanError, match=r"^张量 'relu2' 和 'conv3' 在第 5 步都活跃"):
+            validate_plan(MemoryPlan(recs, {"relu2": 4096, "conv3": 0}))
+        with pytest.raises(PlanError, match=r"^张量 'x'：生命周期 \[3, 3\) 为空"):
+            UsageRecord("x", 64, 3, 3)
     # Touching lifetimes [3, 6) and [6, 7) may share bytes.
     ok = (UsageRecord("a", 4096, 3, 6), UsageRecord("b", 4096, 6, 7))
     assert validate_plan(MemoryPlan(ok, {"a": 0, "b": 0})).arena_size == 4096
