@@ -40,6 +40,7 @@ from pathlib import Path
 from chipsim.ir import Pattern
 from grader.problems.hidden import seeds_for
 from grader.problems.parts import PARTS
+from grader.scoring.credit import CHECK_MARGIN
 from grader.scoring.spread import (
     ROOT,
     model_functions,
@@ -143,6 +144,30 @@ def middling_functions() -> dict:
     }
 
 
+def benchmark_solutions(model: dict, middling: dict) -> dict:
+    """Two more answers to the fusion challenge, whose points come from a benchmark: part 3's
+    epilogue pass (the honest pass whose credit moves most from graph to graph, so the one
+    nearest to failing the check by chance) and a table of the reference's answers for the
+    benchmark's graphs, prepared offline, with the middling's chain pass for any other graph
+    (what the check is there to catch)."""
+    from chipsim.passes.fusion import Partition
+    from grader.problems.families import reference_partition
+
+    part = PARTS["fusion_challenge"]
+    table = {i.id: reference_partition(i.build()).groups for i in part.graded() if i.benchmark}
+    (chains,) = middling["fusion_challenge"]
+
+    def prepared(graph, chip):
+        if graph.name in table:  # a hidden instance is named after its id
+            return Partition(table[graph.name], graph=graph)
+        return chains(graph, chip)
+
+    return {
+        "epilogue pass": {"fusion_challenge": model["fusion_epilogue"]},
+        "prepared table": {"fusion_challenge": (prepared,)},
+    }
+
+
 def per_instance(part_id: str, fns: tuple, secrets: int) -> None:
     """Each counted instance's credit over the secrets (mean, standard deviation, min-max):
     where a part's spread comes from."""
@@ -183,6 +208,12 @@ def main() -> None:
         metavar="DIR",
         help="grade these notebooks too (DIR/<assignment>/<assignment>.ipynb), e.g. a learner's",
     )
+    ap.add_argument(
+        "--solutions",
+        nargs="*",
+        help="only these solutions (model, middling; on the fusion challenge also "
+        "'epilogue pass' and 'prepared table')",
+    )
     args = ap.parse_args()
     clock = time.perf_counter()
     if args.per_instance:
@@ -192,8 +223,12 @@ def main() -> None:
         print(f"wall time {time.perf_counter() - clock:.0f} s")
         return
     solutions = {"model": model_functions(), "middling": middling_functions()}
+    if "fusion_challenge" in args.parts:
+        solutions.update(benchmark_solutions(solutions["model"], solutions["middling"]))
     if args.notebooks:
         solutions[Path(args.notebooks).name] = notebook_functions(Path(args.notebooks))
+    if args.solutions:
+        solutions = {k: v for k, v in solutions.items() if k in args.solutions}
     rows = spread(args.parts, solutions, args.secrets, progress=True)
     print(f"machine: {platform.machine()}, Python {platform.python_version()}; "
           f"{args.secrets} course secrets")  # fmt: skip
@@ -212,6 +247,16 @@ def main() -> None:
             f"{two_runs_differ_by(r.scores):.3f}",
         )
         print("| " + " | ".join(cells) + " |")
+    checked = [r for r in rows if r.gaps]
+    if checked:  # a part graded on a benchmark: how near each solution came to failing its check
+        print(f"\nthe check (drawn graphs' credit minus the benchmark's; fails below "
+              f"-{CHECK_MARGIN:g}):")  # fmt: skip
+        print("| part | solution | lowest | mean | highest | secrets that failed it |")
+        print("|---|---|---:|---:|---:|---:|")
+        for r in checked:
+            print(f"| {r.part} | {r.solution} | {min(r.gaps):+.3f} | "
+                  f"{statistics.fmean(r.gaps):+.3f} | {max(r.gaps):+.3f} | "
+                  f"{r.failed_checks} of {len(r.gaps)} |")  # fmt: skip
     print(f"wall time {time.perf_counter() - clock:.0f} s")
 
 

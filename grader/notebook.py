@@ -83,17 +83,25 @@ class Answer:
         lines = [tr("Answer for part {part} ({title}), {n} instance(s).", part=self.part.id,
                     title=tr(self.part.title), n=n)]  # fmt: skip
         if self.provisional is not None:
-            lines.append(
-                tr(
+            if self.part.checks():
+                said = tr(
+                    "Provisional score on the visible instances: {points} of {total} points "
+                    "(the grade is computed by the grader, the same way, on the benchmark's "
+                    "hidden instances, and checked on others it draws for your submission).",
+                    points=show_points(self.provisional.score),
+                    total=show_points(self.provisional.points),
+                )  # fmt: skip
+            else:
+                said = tr(
                     "Provisional score on the visible instances: {points} of {total} points "
                     "(the grade is computed by the grader, the same way, on hidden instances "
                     "it draws for your submission).",
                     points=show_points(self.provisional.score),
                     total=show_points(self.provisional.points),
                 )  # fmt: skip
-            )
+            lines.append(said)
             lines.append(self.provisional.explain())
-            hidden = len(self.part.hidden())
+            hidden = len(self.part.graded())
             if self.part.challenge and hidden and self.provisional.score >= self.provisional.points:
                 lines.append(
                     tr(

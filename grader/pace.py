@@ -53,11 +53,12 @@ def practice_draws(part: Part) -> list[PracticeDraw]:
     hidden instances, standing for that family's instances of the row; a family without rows
     gets :data:`PRACTICE_PER_FAMILY` draws, each standing for an equal share of it.
 
-    Example (four sizes of transformer block and four of CNN, 24 instances in all):
+    Example (four sizes of transformer block and four of CNN, 36 instances in all: the
+    benchmark's 24 and the 12 drawn to check it):
         >>> from grader.problems.parts import get_part
         >>> draws = practice_draws(get_part("fusion_challenge"))
         >>> len(draws), sum(d.weight for d in draws)
-        (8, 24.0)
+        (8, 36.0)
     """
     return [dataclasses.replace(d, problem=copy.copy(d.problem)) for d in _drawn(part)]
 

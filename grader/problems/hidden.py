@@ -16,6 +16,11 @@ wrote them. So:
   as one character of the notebook does;
 * the same notebook, regraded, meets the same instances: grading is deterministic.
 
+The fusion challenge's points come from a benchmark instead, the same for every submission
+(its seeds are in the package, :func:`grader.problems.parts.benchmark_seed`); the graphs drawn
+here for it check that a pass earns about as much on graphs no one could prepare for
+(:mod:`grader.problems.parts`).
+
 A graded kernel never receives a seed: the grader builds the instances and hands the kernel
 their data (:mod:`~grader.problems.data`), and rebuilds them from the seeds in its own process to
 score.
@@ -56,11 +61,13 @@ def seed_for(secret: bytes, part_id: str, instance_id: str, submission: str) -> 
 
 
 def seeds_for(secret: bytes, part_ids: Iterable[str], submission: str) -> dict[str, int]:
-    """``instance id -> seed`` for every hidden instance of ``part_ids`` (ids are unique)."""
+    """``instance id -> seed`` for every hidden instance of ``part_ids`` drawn for the
+    submission (ids are unique); a benchmark's instances have theirs in the package."""
     return {
         inst.id: seed_for(secret, pid, inst.id, submission)
         for pid in part_ids
         for inst in get_part(pid).hidden()
+        if not inst.benchmark
     }
 
 

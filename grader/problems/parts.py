@@ -10,7 +10,17 @@ submission's own digest (:mod:`grader.problems.hidden`), and binds it with :meth
 So the installed package can build *an* instance of every family, but not the ones a
 submission is graded on, and what one grading shows a learner says nothing about the next.
 A learner's kernel receives the hidden instances' *data* (graphs, records), never a seed, and
-a hidden instance's name is its id, never its seed. Every instance is rebuilt from its
+a hidden instance's name is its id, never its seed.
+
+**One exception: the fusion challenge is graded on a benchmark.** A pass that searches with
+the simulator spends seconds on each graph, so the challenge can afford only a few dozen of
+them, and on a few dozen drawn graphs a middling pass's points moved by about a third of a
+point from one course secret to the next (``benchmarks/README.md``). So its points come from
+a fixed *benchmark* (:func:`_benchmark`: seeds in the package, the same graphs for every
+submission in every course run), and a few graphs drawn for the submission *check* it
+(``Instance.check``): a pass that earns much less on them than on the benchmark, as a table of
+answers prepared for the benchmark would, is graded on them instead
+(:data:`~grader.scoring.credit.CHECK_MARGIN`). Every instance is rebuilt from its
 family and seed whenever the grader needs it, so the grader never uses an object that came
 from a learner's kernel.
 
@@ -49,6 +59,7 @@ Example:
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -85,6 +96,9 @@ class Instance:
     ``family``: the name of the family it was drawn from (hidden instances, ``tight_h``); a
     part's points weigh each family the same (:func:`~grader.scoring.credit.mean_credit`).
     ``stratum``: the row of its family's table of sizes it is drawn from (None: no table).
+    ``benchmark``: hidden, but its seed is in the package, the same for every submission
+    (:func:`_benchmark`); ``check``: drawn for the submission to check a benchmark, and
+    counted only when the learner's pass does much worse on it (see the module's text).
     """
 
     id: str
@@ -94,6 +108,8 @@ class Instance:
     hidden: bool = False
     family: str = ""
     stratum: int | None = None
+    benchmark: bool = False
+    check: bool = False
 
     def build(self) -> Any:
         """The problem (a graph, records, ...), built afresh from the family and the seed.
@@ -162,8 +178,16 @@ class Part:
         return self.id.endswith("_challenge")
 
     def hidden(self) -> list[Instance]:
-        """The instances the grade is computed on (drawn per submission by the grader)."""
+        """The instances only the grader asks for (drawn per submission, or a benchmark's)."""
         return [i for i in self.instances if i.hidden]
+
+    def graded(self) -> list[Instance]:
+        """The hidden instances the points come from (all but a benchmark's check)."""
+        return [i for i in self.instances if i.hidden and not i.check]
+
+    def checks(self) -> list[Instance]:
+        """The hidden instances drawn to check a benchmark (none but the fusion challenge's)."""
+        return [i for i in self.instances if i.check]
 
     def families(self) -> dict[str, str]:
         """``instance id -> family`` of the instances drawn from a family (the hidden ones);
@@ -181,7 +205,9 @@ class Part:
     def bind(self, seeds: Mapping[str, int]) -> Part:
         """This part with its hidden instances' seeds (instance id -> seed) filled in."""
         bound = tuple(
-            replace(i, seed=int(seeds[i.id])) if i.hidden and i.id in seeds else i
+            replace(i, seed=int(seeds[i.id]))
+            if i.hidden and not i.benchmark and i.id in seeds
+            else i
             for i in self.instances
         )
         return replace(self, instances=bound)
@@ -194,19 +220,57 @@ def _inst(id: str, kind: str, make: Callable[[int], Any], seed: int = 0) -> Inst
 
 
 def _hidden(
-    prefix: str, kind: str, make: Callable[..., Any], count: int, *, strata: int = 0
+    prefix: str,
+    kind: str,
+    make: Callable[..., Any],
+    count: int,
+    *,
+    strata: int = 0,
+    family: str = "",
+    check: bool = False,
 ) -> tuple[Instance, ...]:
     """``count`` hidden instances ``<prefix>1 ...``: the family only; the grader supplies the
     seeds, new ones for every submission. With ``strata`` (the number of rows of the family's
     table of sizes), instance k is drawn from stratum k (``make(seed, stratum=k)``, row k
     modulo ``strata``, :mod:`~grader.problems.families`). Several instances per family, and
     strata, make a score that hangs on no single draw (``benchmarks/grading_spread.py``
-    measures the spread)."""
+    measures the spread). ``family``: the family's name (default: ``prefix``); ``check``:
+    instances that check a benchmark (:func:`_benchmark`) rather than count."""
     return tuple(
         Instance(f"{prefix}{k + 1}", kind, functools.partial(make, stratum=k) if strata else make,
-                 None, True, prefix, k % strata if strata else None)
+                 None, True, family or prefix, k % strata if strata else None, check=check)
         for k in range(count)
     )  # fmt: skip
+
+
+#: What a benchmark's seeds are derived from (public: anyone can build the benchmark).
+BENCHMARK_SALT = "chipsim benchmark 2026"
+
+
+def benchmark_seed(instance_id: str) -> int:
+    """The published seed of the benchmark instance ``instance_id`` (64 bits).
+
+    Example:
+        >>> benchmark_seed("cnn_b1") == benchmark_seed("cnn_b1") != benchmark_seed("cnn_b2")
+        True
+    """
+    digest = hashlib.sha256(f"{BENCHMARK_SALT}/{instance_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def _benchmark(
+    prefix: str, kind: str, make: Callable[..., Any], count: int, *, strata: int, family: str
+) -> tuple[Instance, ...]:
+    """``count`` hidden instances ``<prefix>1 ...`` with their seeds in the package
+    (:func:`benchmark_seed`): the same graphs for every submission, drawn from the family's
+    strata as :func:`_hidden` draws them. They are hidden as the drawn ones are (the kernel
+    gets their data, named by their ids), but anyone can build them: the graphs drawn for the
+    submission that check them (``_hidden(..., check=True)``) are what keeps a table of
+    answers prepared for them from paying."""
+    return tuple(
+        replace(inst, seed=benchmark_seed(inst.id), benchmark=True)
+        for inst in _hidden(prefix, kind, make, count, strata=strata, family=family)
+    )
 
 
 #: Hidden instances per family: enough that a score hangs on no single draw (the spread of a
@@ -216,6 +280,7 @@ def _hidden(
 #: where a planner's credit varies most from draw to draw, and the fusion challenge's small CNNs.
 HIDDEN_PER_FAMILY = {
     "classify": 1, "chains": 6, "dense": 96, "transformer": 8, "cnn": 16,
+    "transformer_check": 4, "cnn_check": 8,
     "liveness": 24, "first_fit": 40, "arena": 48, "plan": 40, "tight": 200,
     "units": 6, "tiling": 6, "streaming": 40, "conv": 32, "mlp": 32,
 }  # fmt: skip
@@ -329,15 +394,39 @@ FUSION_PARTS = (
         (
             _inst("transformer", "fusion", lambda s: graphs.transformer_graph(s, 128, 64, 256)),
             _inst("cnn", "fusion", lambda s: graphs.cnn_graph(s, 16, (3, 16, 32), 8)),
-            *_hidden(
-                "transformer_h",
+            *_benchmark(
+                "transformer_b",
                 "fusion",
                 graphs.transformer_variant,
                 H["transformer"],
                 strata=len(graphs.TRANSFORMER_STRATA),
+                family="transformer",
+            ),
+            *_benchmark(
+                "cnn_b",
+                "fusion",
+                graphs.cnn_variant,
+                H["cnn"],
+                strata=len(graphs.CNN_STRATA),
+                family="cnn",
             ),
             *_hidden(
-                "cnn_h", "fusion", graphs.cnn_variant, H["cnn"], strata=len(graphs.CNN_STRATA)
+                "transformer_h",
+                "fusion",
+                graphs.transformer_variant,
+                H["transformer_check"],
+                strata=len(graphs.TRANSFORMER_STRATA),
+                family="transformer",
+                check=True,
+            ),
+            *_hidden(
+                "cnn_h",
+                "fusion",
+                graphs.cnn_variant,
+                H["cnn_check"],
+                strata=len(graphs.CNN_STRATA),
+                family="cnn",
+                check=True,
             ),
         ),
         slack=CHALLENGE_SLACK,

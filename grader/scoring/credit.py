@@ -18,6 +18,11 @@ of the part's *families* of instances, each family weighing the same, and a fami
 is the mean over its instances: a family cheap to draw can be drawn often, to steady the
 grade, without outweighing the others (:func:`mean_credit`).
 
+A part graded on a *benchmark* (the fusion challenge: the same graphs for every submission,
+:mod:`grader.problems.parts`) also scores graphs drawn for the submission that *check* it: if
+the pass earns more than :data:`CHECK_MARGIN` less credit on them than on the benchmark (or
+gives an invalid answer there), the part is graded on them instead (:attr:`PartScore.checked`).
+
 Example:
     >>> credit(theirs=150, reference=100, naive=200)
     0.5
@@ -49,6 +54,11 @@ BASELINE_CREDIT = 0.5
 #: An explanation lists at most this many counted instances one per line (the ones with the
 #: least credit) and sums up the others in one line.
 LISTED = 12
+#: A benchmark's points stand unless the graphs drawn to check it earn this much less credit
+#: (a fraction of full credit). An honest pass's credit on them differs from the benchmark's
+#: by a standard deviation of about 0.06 (``benchmarks/README.md``), so this is about four of
+#: them; a table of answers prepared for the benchmark has no answers for them.
+CHECK_MARGIN = 0.25
 
 
 def credit(
@@ -183,16 +193,55 @@ class PartScore:
     #: why every instance scored 0, when one reason did it (:func:`zero`: no answer, a cell
     #: out of time, tampering): the explanation says it once, and claims nothing per instance
     whole: str = ""
+    #: the instances drawn to check a benchmark (the others in ``counted`` are its graphs):
+    #: counted instead of it when the pass does much worse on them (:attr:`failed_check`)
+    checked: tuple[str, ...] = ()
 
     def counted_scores(self) -> tuple[InstanceScore, ...]:
-        """The instances the points come from (all of them when ``counted`` is None)."""
-        if self.counted is None:
-            return self.instances
-        return tuple(s for s in self.instances if s.instance in self.counted)
+        """The instances the points come from: ``counted`` (all of them when it is None) but
+        the checks, or the checks alone when the pass failed them (:attr:`failed_check`)."""
+        return self.check_scores() if self.failed_check else self.graded_scores()
+
+    def graded_scores(self) -> tuple[InstanceScore, ...]:
+        """The instances the points come from unless the pass failed a check: ``counted``
+        (all of them when it is None) but the checks (on a benchmark part: the benchmark)."""
+        return tuple(
+            s
+            for s in self.instances
+            if s.instance not in self.checked
+            and (self.counted is None or s.instance in self.counted)
+        )
+
+    def check_scores(self) -> tuple[InstanceScore, ...]:
+        """The instances drawn to check a benchmark (none on most parts)."""
+        return tuple(s for s in self.instances if s.instance in self.checked)
 
     def preview_scores(self) -> tuple[InstanceScore, ...]:
         """The instances scored only to show (the visible ones, when graded)."""
-        return tuple(s for s in self.instances if s not in self.counted_scores())
+        graded = {s.instance for s in (*self.graded_scores(), *self.check_scores())}
+        return tuple(s for s in self.instances if s.instance not in graded)
+
+    @property
+    def failed_check(self) -> bool:
+        """The pass earns more than :data:`CHECK_MARGIN` less credit on the graphs drawn to
+        check the benchmark than on the benchmark, or an invalid answer there: the part is
+        then graded on those graphs.
+
+        Example (full credit on the benchmark, half on the drawn graphs):
+            >>> bench = tuple(InstanceScore(f"b{i}", 1.0, "") for i in range(4))
+            >>> drawn = (InstanceScore("h1", 0.5, ""),)
+            >>> s = PartScore("p", 4, (*bench, *drawn), counted=("b0", "b1", "b2", "b3", "h1"),
+            ...               checked=("h1",))
+            >>> s.failed_check, s.score
+            (True, 2.0)
+        """
+        checks = self.check_scores()
+        if not checks:
+            return False
+        if any(s.invalid for s in checks):
+            return True
+        bench = mean_credit(self.graded_scores(), self.families)
+        return mean_credit(checks, self.families) < bench - CHECK_MARGIN
 
     @property
     def fraction(self) -> float:
@@ -223,6 +272,21 @@ class PartScore:
         if self.whole:
             return "\n".join([*lines, "  " + self.whole])
         counted, preview = self.counted_scores(), self.preview_scores()
+        checks = self.check_scores()
+        bench = mean_credit(self.graded_scores(), self.families)
+        drawn = mean_credit(checks, self.families)
+        if self.failed_check:
+            lines.append("  " + tr("Your pass earns {drawn:.1%} credit on {n} graphs drawn for "
+                                   "this submission and {bench:.1%} on the benchmark: more than "
+                                   "{margin} percentage points less, so the part is graded on the "
+                                   "drawn graphs, not the benchmark.", drawn=shown_fraction(drawn),
+                                   n=len(checks), bench=shown_fraction(bench),
+                                   margin=round(CHECK_MARGIN * 100)))  # fmt: skip
+        source = (
+            tr("those of the benchmark (the same for every submission)")
+            if checks and not self.failed_check
+            else tr("drawn for this submission")
+        )
         if any(s.invalid for s in counted):
             lines.append(
                 "  " + tr("An answer below is invalid, so the whole part scores 0: fix that first.")
@@ -230,23 +294,23 @@ class PartScore:
         listed = least_credit(counted)
         short = tuple(s for s in listed if s.invalid or s.fraction < 1)
         if preview and len(listed) < len(counted) and not short:
-            lines.append("  " + tr("Graded on {n} hidden instances, drawn for this submission, "
-                                   "every one at full credit; {k} of them:", n=len(counted),
+            lines.append("  " + tr("Graded on {n} hidden instances, {source}, every one at full "
+                                   "credit; {k} of them:", n=len(counted), source=source,
                                    k=len(listed)))  # fmt: skip
         elif preview and len(listed) < len(counted) and len(short) < len(listed):
             listed = short  # the full ones are summed up below, not listed as if they lost
-            lines.append("  " + tr("Graded on {n} hidden instances, drawn for this submission; "
-                                   "{k} below full credit:", n=len(counted),
+            lines.append("  " + tr("Graded on {n} hidden instances, {source}; {k} below full "
+                                   "credit:", n=len(counted), source=source,
                                    k=len(listed)))  # fmt: skip
         elif preview and len(listed) < len(counted):
-            lines.append("  " + tr("Graded on {n} hidden instances, drawn for this submission; "
-                                   "the {k} with the least credit:", n=len(counted),
+            lines.append("  " + tr("Graded on {n} hidden instances, {source}; the {k} with the "
+                                   "least credit:", n=len(counted), source=source,
                                    k=len(listed)))  # fmt: skip
         elif preview and len(counted) == 1:
-            lines.append("  " + tr("Graded on one hidden instance, drawn for this submission:"))
+            lines.append("  " + tr("Graded on one hidden instance, {source}:", source=source))
         elif preview:
-            lines.append("  " + tr("Graded on {n} hidden instances, drawn for this submission:",
-                                   n=len(counted)))  # fmt: skip
+            lines.append("  " + tr("Graded on {n} hidden instances, {source}:", n=len(counted),
+                                   source=source))  # fmt: skip
         lines += [f"  - {_line(s)}" for s in listed]
         shown = {id(s) for s in listed}
         rest = [s.fraction for s in counted if id(s) not in shown]
@@ -264,6 +328,13 @@ class PartScore:
             lines += ["  - " + tr("{kind}…: {n} instances, {credit:.1%} credit", kind=name,
                                   n=len(group), credit=shown_fraction(_mean(group)))
                       for name, group in groups.items()]  # fmt: skip
+        if checks and not self.failed_check:
+            lines.append("  " + tr("Checked on {n} graphs drawn for this submission: {drawn:.1%} "
+                                   "credit, against {bench:.1%} on the benchmark (the drawn graphs "
+                                   "are graded instead only when they earn more than {margin} "
+                                   "percentage points less).", n=len(checks),
+                                   drawn=shown_fraction(drawn), bench=shown_fraction(bench),
+                                   margin=round(CHECK_MARGIN * 100)))  # fmt: skip
         if preview:
             lines.append("  " + tr("Visible instances (practice, not counted; your test cell "
                                    "scores them the same way): {points} points there:",

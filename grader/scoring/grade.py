@@ -55,26 +55,29 @@ def score_answer(
             A required instance without an answer scores 0.
         counted: those of ``required`` the points come from (default: all of them); the
             others are scored as a preview (the grader counts the hidden instances and shows
-            the visible ones).
+            the visible ones). Those of them that check a benchmark
+            (:meth:`~grader.problems.parts.Part.checks`) count only if the pass fails the
+            check (:attr:`~grader.scoring.credit.PartScore.failed_check`).
 
     The messages are written in the language the learner's kernel recorded in ``doc``
     (:func:`answer_language`); the points do not depend on it.
     """
     ids = tuple(required) if required is not None else tuple(i.id for i in part.instances)
     count = tuple(counted) if counted is not None else None
+    checked = tuple(i.id for i in part.checks() if i.id in count) if count else ()
     try:
         doc = decode(doc)
     except Exception as exc:  # any malformed document is simply a wrong answer
         with use_language(answer_language(None)):
             why = tr("malformed answer: {error}", error=exc)
-            return replace(zero(part.id, points, why, ids), counted=count)
+            return replace(zero(part.id, points, why, ids), counted=count, checked=checked)
     with use_language(answer_language(doc)) as language:
         if doc["part"] != part.id:
             why = tr("the answer is for part {part!r}", part=doc["part"])
-            return replace(zero(part.id, points, why, ids), counted=count)
+            return replace(zero(part.id, points, why, ids), counted=count, checked=checked)
         answers = doc["answers"]
         scores = tuple(score_instance(part, part.instance(i), answers.get(i)) for i in ids)
         return PartScore(part.id, float(points), scores, language=language, counted=count,
-                         slack=part.slack, baseline=strategy_title(part.baseline),
+                         checked=checked, slack=part.slack, baseline=strategy_title(part.baseline),
                          overlap=part.id in OVERLAP_PARTS,
                          families=part.families())  # fmt: skip

@@ -35,7 +35,7 @@ from grader.problems.hidden import seeds_for
 from grader.problems.parts import ASSIGNMENTS, PARTS, Part
 from grader.sandbox.view import withheld
 from grader.scoring.answer import encode
-from grader.scoring.credit import PartScore
+from grader.scoring.credit import PartScore, mean_credit
 from grader.scoring.grade import score_answer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,7 +68,9 @@ def scored(part: Part, fns: tuple[Callable[..., Any], ...]) -> PartScore:
     with withheld(part.assignment), contextlib.redirect_stdout(io.StringIO()):
         answers = {iid: _answer_one(iid, kind, obj, fns) for iid, (kind, obj) in problems.items()}
     doc = encode(part.id, answers)
-    return score_answer(part, doc, points=part.points, required=list(problems))
+    return score_answer(
+        part, doc, points=part.points, required=list(problems), counted=list(problems)
+    )
 
 
 def points(part: Part, fns: tuple[Callable[..., Any], ...]) -> float:
@@ -83,10 +85,21 @@ class Spread:
     part: str
     solution: str
     scores: tuple[float, ...]
+    #: on a part graded on a benchmark: per secret, the mean credit on the graphs drawn to
+    #: check it minus the benchmark's (how near an honest pass comes to failing the check,
+    #: :data:`~grader.scoring.credit.CHECK_MARGIN`), and how many secrets failed it
+    gaps: tuple[float, ...] = ()
+    failed_checks: int = 0
 
     @property
     def spread(self) -> float:
         return max(self.scores) - min(self.scores)
+
+
+def check_gap(score: PartScore) -> float:
+    """The mean credit on the graphs drawn to check a benchmark minus the benchmark's."""
+    drawn = mean_credit(score.check_scores(), score.families)
+    return drawn - mean_credit(score.graded_scores(), score.families)
 
 
 def spread(
@@ -103,13 +116,17 @@ def spread(
         for name, fns in solutions.items():
             if pid not in fns:
                 continue
-            scores = []
+            scores, gaps, failed = [], [], 0
             for k in range(secrets):
                 seeds = seeds_for(f"spread secret {k}".encode(), [pid], "a submission")
-                scores.append(points(PARTS[pid].bind(seeds), fns[pid]))
+                score = scored(PARTS[pid].bind(seeds), fns[pid])
+                scores.append(score.score)
+                if score.checked:
+                    gaps.append(check_gap(score))
+                    failed += score.failed_check
                 if progress:
                     print(f"{pid} {name} secret {k}: {scores[-1]}", file=sys.stderr, flush=True)
-            out.append(Spread(pid, name, tuple(scores)))
+            out.append(Spread(pid, name, tuple(scores), tuple(gaps), failed))
     return out
 
 

@@ -17,6 +17,8 @@ from grader.problems.parts import CHALLENGE_SLACK, PARTS, HiddenInstanceError
 from grader.scoring.answer import graph_fingerprint, records_fingerprint
 
 HIDDEN = [(pid, inst) for pid, part in PARTS.items() for inst in part.instances if inst.hidden]
+#: The hidden instances drawn for each submission (all but the fusion challenge's benchmark).
+DRAWN = [(pid, inst) for pid, inst in HIDDEN if not inst.benchmark]
 #: Instance k of a family draws stratum k of its table, cycling, and no table has more than
 #: this many rows: a family's first instances cover all of its strata, and the tests that build
 #: each instance many times build those (the rest repeat a stratum already built; the skinny
@@ -60,8 +62,8 @@ def _structure(obj) -> str:
 
 def test_the_package_alone_cannot_build_a_hidden_instance(monkeypatch):
     monkeypatch.delenv(HIDDEN_FILE_ENV, raising=False)
-    assert HIDDEN and all(inst.seed is None for _, inst in HIDDEN)
-    for _, inst in HIDDEN:
+    assert DRAWN and all(inst.seed is None for _, inst in DRAWN)
+    for _, inst in DRAWN:
         with pytest.raises(HiddenInstanceError, match="grader's secret"):
             inst.build()
     with pytest.raises(HiddenInstanceError, match="only while your notebook is graded"):
@@ -78,11 +80,66 @@ def test_course_runs_and_submissions_differ_and_a_regrade_is_deterministic():
     c = seeds_for(b"course run A" * 3, PARTS, "notebook 2")
     assert a == seeds_for(b"course run A" * 3, PARTS, "notebook 1")
     for pid, inst in REPRESENTATIVE:
+        if inst.benchmark:
+            continue
         one = _fingerprint(PARTS[pid].bind(a).instance(inst.id).build())
         again = _fingerprint(PARTS[pid].bind(a).instance(inst.id).build())
         other = _fingerprint(PARTS[pid].bind(b).instance(inst.id).build())
         next_one = _fingerprint(PARTS[pid].bind(c).instance(inst.id).build())
         assert one == again and one != other and one != next_one, inst.id
+
+
+def test_the_fusion_challenge_counts_a_benchmark_the_same_for_every_submission():
+    """The fusion challenge's points come from a benchmark whose seeds are in the package: the
+    same graphs under any secret and for any notebook (so the same pass earns the same points),
+    and the graphs that check it are drawn per submission like every other part's."""
+    part = PARTS["fusion_challenge"]
+    bench, checks = [i for i in part.graded() if i.benchmark], part.checks()
+    assert len(bench) == len(part.graded()) >= 16 and len(checks) >= 8
+    assert not any(i.benchmark for i in checks) and not any(i.check for i in bench)
+    a = seeds_for(b"course run A" * 3, ["fusion_challenge"], "notebook 1")
+    b = seeds_for(b"course run B" * 3, ["fusion_challenge"], "notebook 2")
+    assert set(a) == {i.id for i in checks}  # no seed is drawn for the benchmark
+    for inst in bench[:4] + bench[-4:]:  # each stratum of both kinds
+        under_a = _fingerprint(part.bind(a).instance(inst.id).build())
+        assert (
+            under_a
+            == _fingerprint(part.bind(b).instance(inst.id).build())
+            == _fingerprint(inst.build())
+        ), inst.id
+    for inst in checks[:2]:
+        one = _fingerprint(part.bind(a).instance(inst.id).build())
+        assert one != _fingerprint(part.bind(b).instance(inst.id).build()), inst.id
+    assert {i.family for i in bench} == {i.family for i in checks} == {"transformer", "cnn"}
+
+
+def test_a_table_prepared_for_the_benchmark_is_graded_on_the_drawn_graphs():
+    """Anyone can build the benchmark and solve it offline with the reference passes; the
+    graphs drawn for the submission have no entry in such a table. Here the table holds the
+    reference's answers (full credit on the benchmark) and falls back to one kernel per op
+    (no credit): the part is graded on the drawn graphs, and says why."""
+    from grader.problems.families import reference_partition
+    from grader.scoring.answer import encode
+    from grader.scoring.grade import score_answer
+
+    seeds = seeds_for(b"a course secret!", ["fusion_challenge"], "a notebook")
+    part = PARTS["fusion_challenge"].bind(seeds)
+    answers = {}
+    for inst in part.hidden():
+        graph = inst.build()
+        if inst.benchmark:
+            groups = [list(g) for g in reference_partition(graph).groups]
+        else:
+            groups = [[i] for i, n in enumerate(graph.nodes) if n.op != "constant"]
+        answers[inst.id] = {"graph": graph_fingerprint(graph), "groups": groups}
+    ids = [i.id for i in part.hidden()]
+    score = score_answer(part, encode(part.id, answers), points=4, required=ids, counted=ids)
+    bench = [s for s in score.instances if s.instance in {i.id for i in part.graded()}]
+    assert min(s.fraction for s in bench) == 1.0  # the table is perfect on the benchmark
+    assert score.failed_check and score.score == 0.0
+    assert {s.instance for s in score.counted_scores()} == {i.id for i in part.checks()}
+    text = " ".join(score.explain().split())
+    assert "graded on the drawn graphs, not the benchmark" in text and "drawn for this" in text
 
 
 def test_the_submission_key_follows_the_cells_not_their_outputs():

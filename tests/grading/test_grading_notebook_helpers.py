@@ -154,6 +154,9 @@ def test_full_points_on_a_challenges_visible_instances_say_the_hidden_ones_decid
     text = nb.Answer(get_part("fusion_challenge"), {"answers": {}}, shown).text()
     warned = "Full points on these 2 visible instances do not promise full points on the 24 hidden"
     assert (warned in text) == (score == 4.0)
+    # the fusion challenge counts a benchmark, checked on graphs drawn for the submission
+    assert "on the benchmark's hidden instances, and checked on others it draws" in text
     chains = SimpleNamespace(score=3.0, points=3.0, explain=lambda: "(explanation)")
     plain = nb.Answer(get_part("fusion_chains"), {"answers": {}}, chains).text()
-    assert "do not promise" not in plain
+    assert "do not promise" not in plain and "benchmark" not in plain
+    assert "on hidden instances it draws for your submission" in plain

@@ -475,24 +475,33 @@ def test_the_memory_notebook_states_how_many_instances_of_each_kind_and_their_we
 
 @pytest.mark.parametrize("where", ["solutions", "exercises"])
 def test_the_fusion_notebook_states_how_many_instances_of_each_kind_and_their_weights(where):
-    """As for the memory notebook: the fusion challenge's counts of transformer blocks and
-    CNNs, in both languages, are the grader's, and each kind counts for half."""
+    """As for the memory notebook: the fusion challenge's benchmark (its counts of
+    transformer blocks and CNNs), the graphs drawn to check it and the check's margin, in both
+    languages, are the grader's, and each kind counts for half."""
     import nbformat
 
     from grader.problems.parts import HIDDEN_PER_FAMILY as H
+    from grader.scoring.credit import CHECK_MARGIN
     from grader.scoring.spread import ROOT
 
     part = PARTS["fusion_challenge"]
-    assert sorted(set(part.families().values())) == ["cnn_h", "transformer_h"]
+    assert sorted(set(part.families().values())) == ["cnn", "transformer"]
     nb = nbformat.read(ROOT / where / "fusion" / "fusion.ipynb", as_version=4)
     part4 = next(c.source for c in nb.cells if c.source.startswith("## Part 4"))
     words = " ".join(part4.split())
-    total = H["transformer"] + H["cnn"]
-    assert len(part.hidden()) == total
-    assert f"{H['transformer']} transformer blocks and {H['cnn']} small CNNs" in words
-    assert f"All {total} run" in words and "counts for half" in words
-    assert f"{H['transformer']} 个 Transformer 模块和 {H['cnn']} 个小型 CNN" in part4
-    assert f"全部 {total} 个实例" in part4 and "各占这一部分分数的一半" in part4
+    bench, checks = H["transformer"] + H["cnn"], H["transformer_check"] + H["cnn_check"]
+    assert sum(i.benchmark for i in part.graded()) == len(part.graded()) == bench
+    assert len(part.checks()) == checks and len(part.hidden()) == bench + checks
+    margin = round(CHECK_MARGIN * 100)
+    assert f"{H['transformer']} transformer blocks and {H['cnn']} small CNNs, the same" in words
+    assert f"{H['transformer_check']} blocks and {H['cnn_check']} CNNs drawn anew" in words
+    assert f"more than {margin} percentage points less" in words
+    assert f"All {bench + checks} run" in words and "counts for half" in words
+    bench_zh = f"{H['transformer']} 个 Transformer 模块和 {H['cnn']} 个小型 CNN，每次提交都相同"
+    assert bench_zh in part4
+    assert f"{H['transformer_check']} 个模块和 {H['cnn_check']} 个 CNN" in part4
+    assert f"低 {margin} 个百分点以上" in part4
+    assert f"全部 {bench + checks} 个实例" in part4 and "各占这一部分分数的一半" in part4
 
 
 def test_a_credit_is_shown_rounded_down_everywhere_on_its_line():
@@ -507,3 +516,42 @@ def test_a_credit_is_shown_rounded_down_everywhere_on_its_line():
     assert score.fraction == pytest.approx(0.49975)
     line = PartScore(part.id, 3.0, (score,)).explain()
     assert "49.9% credit" in line and "49.9% of the way" in line and "50.0%" not in line
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_a_benchmark_part_says_where_its_points_come_from_and_how_the_check_went(language):
+    """The fusion challenge counts a benchmark and checks it on graphs drawn for the
+    submission: the explanation says which graphs the points came from, how the drawn ones
+    did against the benchmark and the margin; past the margin the drawn graphs count, and
+    the explanation says so first."""
+    from grader.scoring.credit import CHECK_MARGIN, InstanceScore, PartScore
+
+    def scored(drawn_credit: float) -> PartScore:
+        bench = tuple(InstanceScore(f"cnn_b{k}", 0.8, f"m{k}") for k in range(16))
+        drawn = tuple(InstanceScore(f"cnn_h{k}", drawn_credit, f"d{k}") for k in range(8))
+        ids = tuple(s.instance for s in (*bench, *drawn))
+        return PartScore("fusion_challenge", 4.0, (InstanceScore("cnn", 0.5, "v"), *bench, *drawn),
+                         language=language, counted=ids, checked=ids[16:],
+                         families=dict.fromkeys(ids, "cnn"))  # fmt: skip
+
+    margin = round(CHECK_MARGIN * 100)
+    ok = scored(0.8 - CHECK_MARGIN + 0.05)
+    assert not ok.failed_check and ok.score == 3.2  # the benchmark's 80%
+    text = " ".join(ok.explain().split())
+    failed = scored(0.8 - CHECK_MARGIN - 0.05)
+    assert failed.failed_check and failed.score == 2.0  # the drawn graphs' 50%
+    lost = " ".join(failed.explain().split())
+    if language == "en":
+        assert "Graded on 16 hidden instances, those of the benchmark (the same for" in text
+        assert "Checked on 8 graphs drawn for this submission: 60.0% credit, against 80.0% on " \
+               f"the benchmark (the drawn graphs are graded instead only when they earn more " \
+               f"than {margin} percentage points less)" in text  # fmt: skip
+        assert lost.index("Your pass earns 50.0% credit on 8 graphs drawn") < lost.index(
+            "Graded on 8 hidden instances, drawn for this submission"
+        )
+        assert "graded on the drawn graphs, not the benchmark" in lost and "Checked" not in lost
+    else:
+        assert "按基准测试（每次提交都相同）的 16 个隐藏实例评分" in text
+        assert f"只有当抽取的图的得分比例低 {margin} 个百分点以上时" in text
+        assert "按为这次提交抽取的 8 个隐藏实例评分" in lost
+        assert f"低了 {margin} 个百分点以上，所以这一部分改按抽取的图评分" in lost
