@@ -163,6 +163,7 @@ class RescoreAnswers(NbGraderPreprocessor):
         points = float(cell.metadata["nbgrader"].get("points", part.points))
         ids = tuple(i.id for i in part.instances)
         counted = tuple(i.id for i in part.hidden())
+        checks = tuple(i.id for i in part.checks())
         doc = _find_answer(cell)
         with use_language(answer_language(doc)):  # the learner's, as their kernel recorded it
             if tampered:
@@ -171,7 +172,7 @@ class RescoreAnswers(NbGraderPreprocessor):
                     "chipsim's own files were changed while this notebook ran ({files}); 0 points",
                     files=shown,
                 )
-                return replace(zero(part.id, points, why, ids), counted=counted)
+                return replace(zero(part.id, points, why, ids), counted=counted, checked=checks)
             if doc is None:
                 ename, error = _error(cell)
                 if ename == TIMED_OUT:  # its words are the learner's language: its name is not
@@ -184,7 +185,7 @@ class RescoreAnswers(NbGraderPreprocessor):
                 else:
                     why = tr("no answer found: the test cell must end with submit(...)")
                     why += f" ({ename}: {error})" if ename else ""
-                return replace(zero(part.id, points, why, ids), counted=counted)
+                return replace(zero(part.id, points, why, ids), counted=counted, checked=checks)
         counted = [i.id for i in part.hidden()]
         return score_answer(part, doc, points=points, counted=counted)
 

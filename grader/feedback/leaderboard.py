@@ -99,6 +99,7 @@ def entry(part: str, learner: str, results: dict) -> Entry | None:
     counted: dict[str, float] = {}
     visible: dict[str, dict[str, Any]] = {}
     marks: dict[str, dict[str, float]] = {"naive": {}, "baseline": {}, "lower_bound": {}}
+    shared = {i.id for i in PARTS[part].visible()} if part in PARTS else set()
     for instance, n in results.items():
         try:
             theirs, ref = int(n["theirs"]), int(n["reference"])
@@ -111,7 +112,7 @@ def entry(part: str, learner: str, results: dict) -> Entry | None:
             for key in marks:
                 if isinstance(n.get(key), int) and n[key] > 0:
                     marks[key][str(instance)] = n[key] / ref
-        else:
+        elif instance in shared:  # not the graphs drawn for this learner (a benchmark's check)
             visible[str(instance)] = {k: n[k] for k in n if k != "counted"}
     if not counted:
         return None

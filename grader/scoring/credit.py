@@ -275,7 +275,15 @@ class PartScore:
         checks = self.check_scores()
         bench = mean_credit(self.graded_scores(), self.families)
         drawn = mean_credit(checks, self.families)
-        if self.failed_check:
+        if self.failed_check and any(s.invalid for s in checks):
+            lines.append(
+                "  "
+                + tr(
+                    "An answer on a graph drawn for this submission is invalid, so "
+                    "the part is graded on the drawn graphs, not the benchmark."
+                )
+            )
+        elif self.failed_check:
             lines.append("  " + tr("Your pass earns {drawn:.1%} credit on {n} graphs drawn for "
                                    "this submission and {bench:.1%} on the benchmark: more than "
                                    "{margin} percentage points less, so the part is graded on the "

@@ -64,7 +64,7 @@ def score_answer(
     """
     ids = tuple(required) if required is not None else tuple(i.id for i in part.instances)
     count = tuple(counted) if counted is not None else None
-    checked = tuple(i.id for i in part.checks() if i.id in count) if count else ()
+    checked = tuple(i.id for i in part.checks() if i.id in (ids if count is None else count))
     try:
         doc = decode(doc)
     except Exception as exc:  # any malformed document is simply a wrong answer

@@ -79,6 +79,12 @@ def test_measured_keeps_every_valid_instance_and_which_the_grade_counted():
     benchmark = {i.id for i in bound.graded()}
     assert benchmark < set(hidden) and all(bound.instance(i).benchmark for i in benchmark)
     assert {k for k, n in kept.items() if n["counted"]} == benchmark
+    # its "visible instances (the same for everybody)" are the visible ones, not this
+    # learner's drawn graphs
+    from grader.feedback.leaderboard import entry
+
+    shown = entry(PART.id, "ada", kept)
+    assert set(shown.visible) == {i.id for i in PART.visible()}
     assert all(n["unit"] == "cycles" and {"theirs", "reference", "naive"} <= set(n)
                for n in kept.values())  # fmt: skip
 

@@ -552,6 +552,22 @@ def test_a_benchmark_part_says_where_its_points_come_from_and_how_the_check_went
         assert "graded on the drawn graphs, not the benchmark" in lost and "Checked" not in lost
     else:
         assert "按基准测试（每次提交都相同）的 16 个隐藏实例评分" in text
-        assert f"只有当抽取的图的得分比例低 {margin} 个百分点以上时" in text
+        assert f"只有当抽取的图的得分比例比基准测试低 {margin} 个百分点以上时" in text
         assert "按为这次提交抽取的 8 个隐藏实例评分" in lost
         assert f"低了 {margin} 个百分点以上，所以这一部分改按抽取的图评分" in lost
+
+
+def test_an_invalid_answer_on_a_drawn_graph_is_named_as_the_reason_not_a_margin():
+    """A benchmark part fails its check on an invalid answer there, whatever the credits: the
+    explanation says that, not a margin the credits may not show."""
+    from grader.scoring.credit import InstanceScore, PartScore
+
+    bench = tuple(InstanceScore(f"cnn_b{k}", 0.2, f"m{k}") for k in range(4))
+    drawn = (InstanceScore("cnn_h1", 0.0, "overlapping groups", invalid=True),)
+    ids = tuple(s.instance for s in (*bench, *drawn))
+    score = PartScore("fusion_challenge", 4.0, (*bench, *drawn), language="en", counted=ids,
+                      checked=("cnn_h1",), families=dict.fromkeys(ids, "cnn"))  # fmt: skip
+    text = " ".join(score.explain().split())
+    assert score.failed_check and score.score == 0.0
+    assert "An answer on a graph drawn for this submission is invalid" in text
+    assert "percentage points less" not in text
