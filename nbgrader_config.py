@@ -38,7 +38,7 @@ from nbgrader.preprocessors import (
     SaveAutoGrades,
 )
 
-from chipsim.i18n import BREAK, wrap
+from chipsim.text import BREAK, wrap
 from grader.course.limit_output import LimitOutput
 from grader.course.local_exchange import from_environment
 from grader.course.rescore import RescoreAnswers
@@ -91,7 +91,7 @@ c.CourseDirectory.db_url = configured_url(GRADEBOOK)
 # the reasons are.
 # nbgrader refills it to its width with textwrap, which counts a Chinese character as one
 # column (it takes two) and breaks only at spaces: refill by terminal columns instead
-# (chipsim.i18n.wrap). The Chinese lines break between words only (at the text's |, which
+# (chipsim.text.wrap). The Chinese lines break between words only (at the text's |, which
 # becomes a zero-width space, U+200B, that wrap leaves out), and a number keeps its words (a
 # no-break space, U+00A0).
 nbgrader.validator.fill = lambda text, width=70: "\n".join(wrap(text, width))

@@ -40,7 +40,7 @@ from pathlib import Path
 from chipsim.ir import Pattern
 from grader.problems.hidden import seeds_for
 from grader.problems.parts import PARTS
-from grader.scoring.credit import CHECK_MARGIN
+from grader.scoring.partscore import CHECK_MARGIN
 from grader.scoring.spread import (
     ROOT,
     model_functions,

@@ -31,8 +31,9 @@ Example:
 from grader.notebook import Answer, instances, submit
 from grader.problems.parts import ASSIGNMENTS, CHIP, PARTS, Instance, Part, get_part
 from grader.scoring.answer import MIME, decode, encode
-from grader.scoring.credit import InstanceScore, PartScore, credit, points_for
+from grader.scoring.credit import InstanceScore, credit, points_for
 from grader.scoring.grade import score_answer
+from grader.scoring.partscore import PartScore
 
 __all__ = [
     "ASSIGNMENTS",

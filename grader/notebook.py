@@ -43,7 +43,8 @@ from grader.scoring.answer import (
     graph_fingerprint,
     records_fingerprint,
 )
-from grader.scoring.credit import feedback_language, show_points
+from grader.scoring.credit import show_points
+from grader.scoring.partscore import feedback_language
 
 
 class NotFullCredit(AssertionError):

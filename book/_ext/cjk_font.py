@@ -10,7 +10,7 @@ the book itself, never from the network -- only for characters no earlier font d
 In code and outputs (``pre``) the CJK fallback is the same file scaled by ``size-adjust`` so
 that a CJK character is exactly two columns of the monospace font (0.6 em per column, as
 DejaVu Sans Mono, Menlo, SF Mono, Liberation Mono and Courier have): a text table padded by
-display width (``chipsim.i18n.pad``) stays aligned in the browser as in a terminal.
+display width (``chipsim.text.pad``) stays aligned in the browser as in a terminal.
 """
 
 from __future__ import annotations

@@ -35,7 +35,8 @@ from chipsim.calibration.measurements import SETS, Measurement
 from chipsim.calibration.variants import VARIANTS, with_variant
 from chipsim.calibration.workloads import ChipOps, synchronize, workload
 from chipsim.hw import HostProfile
-from chipsim.i18n import N_, pad, tr
+from chipsim.i18n import N_, tr
+from chipsim.text import pad
 
 TARGET_MAPE = 0.15
 TARGET_BAND = (0.85, 1.15)

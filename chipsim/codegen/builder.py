@@ -48,16 +48,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
-
-import numpy as np
 
 from chipsim.codegen.block_sizes import choose_blocks
 from chipsim.codegen.blocked import Blocks, contraction_instr, emit_blocked, epilogue_instrs
 from chipsim.codegen.contraction import BlockedKernel, Tile, match_blocked, tile_shape, tile_view
 from chipsim.codegen.dma import dma
 from chipsim.codegen.kernel import KernelSpec, Location
+from chipsim.codegen.ledger import SramLedger, Stores, key_text, tile_key
 from chipsim.codegen.program_data import offsets, replay, tile_data
 from chipsim.errors import PlanError
 from chipsim.hw.chip import Chip
@@ -85,17 +83,6 @@ def graph_kernel(graph: Graph) -> KernelSpec:
     return KernelSpec.of(graph.nodes, graph.outputs, dram_layout(graph))
 
 
-@dataclass(frozen=True, slots=True)
-class _Held:
-    """What a range of SRAM holds: a value's tile (``key``), written by instruction ``by``."""
-
-    value: Value
-    key: tuple
-    end: int
-    by: int
-    partial: bool = False  # a contraction's sum before its last inner block
-
-
 class KernelBuilder:
     """Build the instructions of a one-kernel graph (a contraction plus its epilogue) by hand.
 
@@ -121,9 +108,8 @@ class KernelBuilder:
         self._values = {n: v for v, n in self.names.items()}
         self.instructions: list[Instr] = []
         self._data: list[dict[str, Any]] = []
-        self._held: dict[int, _Held] = {}  # SRAM start offset -> what is there
-        self._lost: dict[int, tuple[_Held, int]] = {}  # start -> what was there, overwritten by
-        self._stored: dict[Value, list[tuple[tuple, int]]] = {}  # tile key, instruction
+        self._sram_ledger = SramLedger(self.names)  # what each SRAM range holds
+        self._stores = Stores()  # which tiles of each output were stored
         #: the tile sizes, when the code generator chose them (:func:`generated`)
         self.blocks: Blocks | None = None
 
@@ -227,9 +213,9 @@ class KernelBuilder:
         head = self.blocked.contraction
         srcs = tuple(self._operand(inputs, u, tile, "contract") for u in head.inputs)
         dst = self._sram(head.output, tile, at, "contract")
-        out_key = _key(self.blocked.maps[head.output], tile)
+        out_key = tile_key(self.blocked.maps[head.output], tile)
         if accumulate:
-            held = self._held.get(at)
+            held = self._sram_ledger.get(at)
             if held is None or held.value is not head.output or held.key != out_key:
                 raise PlanError(
                     tr(
@@ -238,7 +224,7 @@ class KernelBuilder:
                         "inner block",
                         here=self._here("contract"),
                         at=at,
-                        what=self._what(at),
+                        what=self._sram_ledger.describe(at),
                     )
                 )
         k0, kn = tile["k"]
@@ -288,9 +274,7 @@ class KernelBuilder:
                        f"store {self.names[v]}"),
                    {"op": "store", "value": self.names[v], "tile": _tile_data(self, tile),
                     "src": at})  # fmt: skip
-        self._stored.setdefault(v, []).append(
-            (_key(self.blocked.maps[v], tile), len(self.instructions) - 1)
-        )
+        self._stores.add(v, tile_key(self.blocked.maps[v], tile), len(self.instructions) - 1)
 
     # -- the result ------------------------------------------------------------------------
     def data(self) -> list[dict[str, Any]]:
@@ -299,29 +283,12 @@ class KernelBuilder:
 
     def missing(self) -> str:
         """Empty when every element of every output was stored; else which was not."""
-        for v in self.kernel.outputs:
-            shape = v.shape
-            seen = _Coverage(shape)
-            for key, _by in self._stored.get(v, []):
-                seen.add(key, self.blocked.maps[v])
-            hole = seen.first_hole()
-            if hole is not None:
-                return tr("output {name} element {hole} is never stored: store every tile of "
-                          "the output", name=self.names[v], hole=hole)  # fmt: skip
-        return ""
+        return self._stores.missing(self.kernel.outputs, self.blocked.maps, self.names)
 
     def stored_by(self, value: str, element: Sequence[int]) -> int | None:
         """The instruction that last stored ``element`` (an index) of output ``value``."""
         v = self.value(value)
-        axes = self.blocked.maps[v]
-        found = None
-        for key, by in self._stored.get(v, []):
-            spans = {a: (s, n) for a, s, n in key}
-            inside = all(a is None or a not in spans or spans[a][0] <= i < sum(spans[a])
-                         for i, a in zip(element, axes, strict=False))  # fmt: skip
-            if inside:
-                found = by
-        return found
+        return self._stores.last(v, self.blocked.maps[v], element)
 
     def __len__(self) -> int:
         return len(self.instructions)
@@ -332,23 +299,6 @@ class KernelBuilder:
     # -- checks ----------------------------------------------------------------------------
     def _here(self, op: str) -> str:
         return tr("instruction #{n} ({op})", n=len(self.instructions), op=op)
-
-    def _what(self, at: int) -> str:
-        held = self._held.get(at)
-        if held is None and at in self._lost:
-            was, by = self._lost[at]
-            return tr("SRAM {at} held {tile} (written by instruction #{was}) until instruction "
-                      "#{by} wrote over it (tiles in use at the same time need bytes that do "
-                      "not overlap)", at=at, tile=self.names[was.value] + _key_text(was.key),
-                      was=was.by, by=by)  # fmt: skip
-        if held is None:
-            return tr("nothing has been written at SRAM {at}", at=at)
-        tile = self.names[held.value] + _key_text(held.key)
-        if held.partial:
-            return tr("SRAM {at} holds a partial sum of {tile} (written by instruction #{by})",
-                      at=at, tile=tile, by=held.by)  # fmt: skip
-        return tr("SRAM {at} holds {tile} (written by instruction #{by})", at=at, tile=tile,
-                  by=held.by)  # fmt: skip
 
     def _input(self, name: str, op: str) -> Value:
         v = self.value(name)
@@ -375,7 +325,7 @@ class KernelBuilder:
                     "{here}: {tile} ({nbytes:,} B) at SRAM {at:,} ends past the {sram:,} B of "
                     "SRAM: use smaller tiles or a lower offset",
                     here=self._here(op),
-                    tile=self.names[v] + _key_text(_key(self.blocked.maps[v], tile)),
+                    tile=self.names[v] + key_text(tile_key(self.blocked.maps[v], tile)),
                     nbytes=op_.nbytes,
                     at=at,
                     sram=self.sram_bytes,
@@ -395,22 +345,19 @@ class KernelBuilder:
         if not isinstance(at, int) or isinstance(at, bool):
             raise PlanError(tr("{here}: inputs[{quoted}] must be an Operand or an int",
                                here=self._here(op), quoted=repr(name)))  # fmt: skip
-        key = _key(self.blocked.maps[v], tile)
-        held = self._held.get(at)
+        key = tile_key(self.blocked.maps[v], tile)
+        held = self._sram_ledger.get(at)
         if held is None or held.value is not v or held.key != key or held.partial:
-            want = f"{name}{_key_text(key)}"
+            want = f"{name}{key_text(key)}"
             raise PlanError(tr("{here}: reads {want} at SRAM {at}, but {what}: load or compute "
                                "it there first", here=self._here(op), want=want, at=at,
-                               what=self._what(at)))  # fmt: skip
+                               what=self._sram_ledger.describe(at)))  # fmt: skip
         return Operand(Level.SRAM, at, tile_shape(v, self.blocked.maps[v], tile), v.dtype.name,
                        None, name)  # fmt: skip
 
     def _hold(self, at: int, op: Operand, v: Value, tile: Tile, partial: bool) -> None:
-        lo, hi = op.byte_range()
-        by = len(self.instructions) - 1
-        for start in [s for s, h in self._held.items() if s < hi and lo < h.end]:
-            self._lost[start] = (self._held.pop(start), by)  # overwritten, wholly or in part
-        self._held[at] = _Held(v, _key(self.blocked.maps[v], tile), hi, by, partial)
+        key = tile_key(self.blocked.maps[v], tile)
+        self._sram_ledger.hold(at, op.byte_range(), v, key, len(self.instructions) - 1, partial)
 
     def _emit(self, instr: Instr, data: dict[str, Any] | None) -> None:
         self.instructions.append(instr)
@@ -442,17 +389,6 @@ def generated(
     return kb
 
 
-# -- helpers -----------------------------------------------------------------------------------
-def _key(axes: tuple, tile: Tile) -> tuple:
-    return tuple((a, *tile[a]) for a in axes if a is not None)
-
-
-def _key_text(key: tuple) -> str:
-    names = {"k": "inner"}
-    parts = [f"{names.get(a, f'axis {a}')} {s}:{s + n}" for a, s, n in key]
-    return f"[{', '.join(parts)}]" if parts else ""
-
-
 def _rows_cols(kb: KernelBuilder, tile: Tile) -> str:
     geo = kb.blocked.geometry
     r = tile[geo.row_axis] if geo.row_axis is not None else (0, 1)
@@ -462,23 +398,3 @@ def _rows_cols(kb: KernelBuilder, tile: Tile) -> str:
 
 def _tile_data(kb: KernelBuilder, tile: Tile) -> dict[str, list[int]]:
     return tile_data(tile, kb.blocked.geometry.row_axis, kb.blocked.geometry.col_axis)
-
-
-class _Coverage:
-    """Which elements of an output were stored (by slices along its tiled axes)."""
-
-    def __init__(self, shape: tuple[int, ...]) -> None:
-        self.seen = np.zeros(shape, dtype=bool)
-
-    def add(self, key: tuple, axes: tuple) -> None:
-        index: list[Any] = [slice(None)] * self.seen.ndim
-        spans = {a: (s, n) for a, s, n in key}
-        for d, a in enumerate(axes):
-            if a is not None and a in spans:
-                s, n = spans[a]
-                index[d] = slice(s, s + n)
-        self.seen[tuple(index)] = True
-
-    def first_hole(self) -> tuple[int, ...] | None:
-        holes = np.argwhere(~self.seen)
-        return tuple(int(x) for x in holes[0]) if len(holes) else None

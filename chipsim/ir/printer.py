@@ -15,8 +15,9 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
-from chipsim.i18n import N_, pad, text_width, tr
+from chipsim.i18n import N_, tr
 from chipsim.ir.ops import OPS, flops, get_op
+from chipsim.text import pad, text_width
 
 if TYPE_CHECKING:  # types only: graph.py imports this module (a graph prints itself)
     from chipsim.ir.graph import Graph, Node, Value

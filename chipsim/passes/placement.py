@@ -32,30 +32,31 @@ names the tensors: the error comes at compile time, not when the program runs.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from chipsim.errors import OutOfMemoryError
-from chipsim.i18n import N_, listing, pad, text_width, tr, wrap
+from chipsim.i18n import N_, listing, tr
 from chipsim.ir.graph import Graph, Node, Value
 from chipsim.passes.memory.liveness import align_up
+from chipsim.passes.placement_table import (
+    HOST_THROUGH_L2,
+    THROUGH_L2,
+    table_html,
+    table_rows,
+    table_text,
+)
 from chipsim.target import Chip, Level
 
 #: Largest constant (bytes) kept in registers.
 REGISTER_LIMIT_BYTES = 256
-#: Columns of the printed table's "why" column; a longer reason goes on to the next lines.
-WHY_WIDTH = 44
 #: Fraction of SRAM the activation arena may use; the rest is tile scratch for kernels.
 ARENA_SHARE = 0.5
 #: Every tensor starts at a multiple of this many bytes, at every level.
 ALIGN = 64
 
 DRAM, SRAM, REG = Level.DRAM, Level.SRAM, Level.REG
-
-#: A level as the placement table names it, in the reader's language (DRAM is 显存 in Chinese).
-_LEVEL_NAMES = {DRAM: N_("DRAM"), SRAM: N_("SRAM"), REG: N_("registers")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,16 +77,8 @@ class Slot:
         return tr(_WHY[fields.pop("_why")], **fields)
 
 
-#: Column titles and the words in the placement table's cells: marked here, translated where
-#: shown (``tr(slot.role)``, :meth:`Slot.reason`).
-_COLUMNS = {
-    "tensor": N_("tensor"),
-    "type": N_("type"),
-    "role": N_("role"),
-    "level": N_("level"),
-    "offset": N_("offset"),
-    "why": N_("why"),
-}
+#: The words :func:`place` writes in a slot's role and why (English): marked here for the
+#: catalogue, translated where the table shows them (``tr(slot.role)``, :meth:`Slot.reason`).
 _WORDS = (
     N_("fused intermediate"),
     N_("on-chip tiles"),
@@ -104,9 +97,6 @@ _WORDS = (
     N_("read by one kernel that streams it tile by tile, as eager mode does"),
     N_("not read by any kernel"),
 )
-#: Why an activation is in DRAM on a chip with an L2 cache.
-_THROUGH_L2 = N_("kernels pass it through DRAM; the L2 cache keeps it on chip while it is recent")
-_HOST_THROUGH_L2 = N_("the host writes it to DRAM; kernels read it through the L2 cache")
 #: Reasons with numbers in them: English templates, filled in by :func:`_slot`.
 _WHY = {
     "inside": N_("its plan slot ends at {end:,} B, inside {share:.0%} of SRAM"),
@@ -144,96 +134,14 @@ class Placement:
         return slot.level if slot else None
 
     def rows(self) -> list[dict[str, Any]]:
-        names = self.graph.names()
-        rows = []
-        for v in (*self.graph.inputs, *(n.output for n in self.graph.nodes)):
-            slot = self.slots.get(v)
-            label = f"{names[v]} ({v.hint})" if v.hint else names[v]
-            if slot is None and v in self.in_scratch:
-                rows.append(
-                    {
-                        "tensor": label,
-                        "type": str(v.type),
-                        "role": tr("fused intermediate"),
-                        "level": tr("DRAM scratch"),
-                        "offset": "-",
-                        "why": tr(
-                            "its kernel does not fit SRAM even in one-row tiles: it runs "
-                            "in spill mode and keeps this in DRAM scratch"
-                        ),  # fmt: skip
-                    }
-                )
-            elif slot is None:
-                rows.append(
-                    {
-                        "tensor": label,
-                        "type": str(v.type),
-                        "role": tr("fused intermediate"),
-                        "level": tr("on-chip tiles"),
-                        "offset": "-",
-                        "why": tr("produced and consumed inside one kernel"),
-                    }
-                )
-            else:
-                rows.append(
-                    {
-                        "tensor": label,
-                        "type": str(v.type),
-                        "role": tr(slot.role),
-                        "level": tr(_LEVEL_NAMES[slot.level]),
-                        "offset": slot.offset,
-                        "why": slot.reason(),
-                    }
-                )
-        return rows
+        """The placement table's rows, in the current language (:func:`table_rows`)."""
+        return table_rows(self)
 
     def __str__(self) -> str:
-        rows = self.rows()
-        cols = ["tensor", "type", "role", "level", "offset", "why"]
-        titles = {c: tr(_COLUMNS[c]) for c in cols}
-        whys = [wrap(str(r["why"]), WHY_WIDTH) for r in rows]  # a long reason: several lines
-        widths = {
-            c: max(text_width(titles[c]), *(text_width(str(r[c])) for r in rows)) for c in cols[:-1]
-        }
-        widths["why"] = max(text_width(titles["why"]), *(text_width(w) for ws in whys for w in ws))
-        lines = [
-            "  ".join(pad(titles[c], widths[c]) for c in cols),
-            "  ".join("-" * widths[c] for c in cols),
-        ]
-        for r, why in zip(rows, whys, strict=True):
-            cells = [pad(str(r[c]), widths[c]) for c in cols[:-1]]
-            lines.append("  ".join([*cells, pad(why[0], widths["why"])]))
-            indent = " " * sum(widths[c] + 2 for c in cols[:-1])
-            lines += [indent + pad(more, widths["why"]) for more in why[1:]]
-        spilled = sum(
-            1
-            for s in self.slots.values()
-            if s.role in ("input", "intermediate")
-            and s.level == DRAM
-            and s.why not in (_THROUGH_L2, _HOST_THROUGH_L2)
-        )
-        if self.cached:
-            arena = tr(
-                "activation arena: {arena:,} bytes in DRAM, used through the L2 cache",
-                arena=self.arena_bytes,
-            )
-        else:
-            arena = tr(
-                "activation arena: {arena:,} bytes; {spilled} activation(s) spilled to DRAM",
-                arena=self.arena_bytes,
-                spilled=spilled,
-            )
-        lines.append(arena)
-        return "\n".join(lines)
+        return table_text(self)
 
     def _repr_html_(self) -> str:
-        cols = ["tensor", "type", "role", "level", "offset", "why"]
-        head = "".join(f"<th>{html.escape(tr(_COLUMNS[c]))}</th>" for c in cols)
-        body = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(str(r[c]))}</td>" for c in cols) + "</tr>"
-            for r in self.rows()
-        )
-        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        return table_html(self)
 
 
 def arena_budget(chip: Chip) -> int:
@@ -393,9 +301,9 @@ def place(
             why = "read by one kernel that streams it tile by tile, as eager mode does"
             slots[v] = Slot(DRAM, host[v], role, why)
         elif chip.l2.present and v in host:
-            slots[v] = Slot(DRAM, host[v], role, _HOST_THROUGH_L2)
+            slots[v] = Slot(DRAM, host[v], role, HOST_THROUGH_L2)
         elif chip.l2.present:
-            slots[v] = Slot(DRAM, spill_base + offset, role, _THROUGH_L2)
+            slots[v] = Slot(DRAM, spill_base + offset, role, THROUGH_L2)
         elif v in host:
             slots[v] = _slot(DRAM, host[v], role, "host", end=end, share=ARENA_SHARE)
         else:

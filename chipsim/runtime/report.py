@@ -29,8 +29,9 @@ from chipsim.codegen.kernel import KernelSpan
 from chipsim.hw.chip import Chip
 from chipsim.hw.isa import UNIT_TITLES, UNITS
 from chipsim.hw.simulator import Record
-from chipsim.i18n import N_, pad, text_width, tr
+from chipsim.i18n import N_, tr
 from chipsim.target import LEVELS, Level
+from chipsim.text import pad, text_width
 
 _COMPUTE = ("tensor", "mac", "simd", "alu")
 #: The kernel table's column titles (English; translated where shown).

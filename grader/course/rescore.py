@@ -64,8 +64,8 @@ from grader.sandbox.manifest import Snapshot
 from grader.sandbox.outputs import TIMED_OUT
 from grader.sandbox.view import reference_sources
 from grader.scoring.answer import MIME
-from grader.scoring.credit import PartScore, zero
 from grader.scoring.grade import answer_language, remembered_language, score_answer
+from grader.scoring.partscore import PartScore, zero
 
 #: The package as it was when the grader process started.
 SNAPSHOTS = Snapshot.both()

@@ -40,7 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from grader.problems.parts import PARTS
-from grader.scoring.credit import PartScore, grouped
+from grader.scoring.credit import grouped
+from grader.scoring.partscore import PartScore
 
 #: The open-challenge parts (full credit near the reference; better is possible).
 CHALLENGES = tuple(p for p, part in PARTS.items() if part.challenge)

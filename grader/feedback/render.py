@@ -14,7 +14,7 @@ import io
 import warnings
 from typing import Any
 
-from grader.scoring.credit import PartScore
+from grader.scoring.partscore import PartScore
 from chipsim.i18n import tr, use_language
 
 

@@ -20,7 +20,7 @@ a fixed *benchmark* (:func:`_benchmark`: seeds in the package, the same graphs f
 submission in every course run), and a few graphs drawn for the submission *check* it
 (``Instance.check``): a pass that earns much less on them than on the benchmark, as a table of
 answers prepared for the benchmark would, is graded on them instead
-(:data:`~grader.scoring.credit.CHECK_MARGIN`). Every instance is rebuilt from its
+(:data:`~grader.scoring.partscore.CHECK_MARGIN`). Every instance is rebuilt from its
 family and seed whenever the grader needs it, so the grader never uses an object that came
 from a learner's kernel.
 

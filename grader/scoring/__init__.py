@@ -10,7 +10,8 @@
 * :mod:`.spread` — how a notebook's points move with the draw of hidden instances.
 """
 
-from grader.scoring.credit import InstanceScore, PartScore, credit, points_for
+from grader.scoring.credit import InstanceScore, credit, points_for
 from grader.scoring.grade import score_answer
+from grader.scoring.partscore import PartScore
 
 __all__ = ["InstanceScore", "PartScore", "credit", "points_for", "score_answer"]

@@ -22,7 +22,7 @@ from chipsim.i18n import ENGLISH, spoken, tr, use_language
 from grader.problems.parts import OVERLAP_PARTS, Part, strategy_title
 from grader.scoring.answer import decode
 from grader.scoring.checks import score_instance
-from grader.scoring.credit import PartScore, feedback_language, zero
+from grader.scoring.partscore import PartScore, feedback_language, zero
 
 
 def answer_language(doc: Any) -> str:
@@ -57,7 +57,7 @@ def score_answer(
             others are scored as a preview (the grader counts the hidden instances and shows
             the visible ones). Those of them that check a benchmark
             (:meth:`~grader.problems.parts.Part.checks`) count only if the pass fails the
-            check (:attr:`~grader.scoring.credit.PartScore.failed_check`).
+            check (:attr:`~grader.scoring.partscore.PartScore.failed_check`).
 
     The messages are written in the language the learner's kernel recorded in ``doc``
     (:func:`answer_language`); the points do not depend on it.

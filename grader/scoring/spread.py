@@ -35,8 +35,9 @@ from grader.problems.hidden import seeds_for
 from grader.problems.parts import ASSIGNMENTS, PARTS, Part
 from grader.sandbox.view import withheld
 from grader.scoring.answer import encode
-from grader.scoring.credit import PartScore, mean_credit
+from grader.scoring.credit import mean_credit
 from grader.scoring.grade import score_answer
+from grader.scoring.partscore import PartScore
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -87,7 +88,7 @@ class Spread:
     scores: tuple[float, ...]
     #: on a part graded on a benchmark: per secret, the mean credit on the graphs drawn to
     #: check it minus the benchmark's (how near an honest pass comes to failing the check,
-    #: :data:`~grader.scoring.credit.CHECK_MARGIN`), and how many secrets failed it
+    #: :data:`~grader.scoring.partscore.CHECK_MARGIN`), and how many secrets failed it
     gaps: tuple[float, ...] = ()
     failed_checks: int = 0
 

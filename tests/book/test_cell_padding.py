@@ -2,7 +2,7 @@
 
 ``str.format`` and ``str.ljust`` count characters, but a Chinese character takes two columns:
 a table padded that way is ragged in the Chinese edition. Chapters pad text with
-``chipsim.i18n.pad`` (or put the field into a ``tr`` template, which pads by display width);
+``chipsim.text.pad`` (or put the field into a ``tr`` template, which pads by display width);
 a width on a string field of an f-string, or ``ljust``/``rjust``/``center``, is refused here.
 """
 
@@ -50,7 +50,7 @@ def test_chapters_pad_text_by_display_width(page):
             source = "\n".join(l for l in cell.source.splitlines() if l[:1] not in "%!")
             bad += string_widths(source)
     assert not bad, (
-        f"{page}: pad text with chipsim.i18n.pad (a Chinese character is two columns), "
+        f"{page}: pad text with chipsim.text.pad (a Chinese character is two columns), "
         f"not with a format width: {bad}"
     )
 
@@ -58,5 +58,5 @@ def test_chapters_pad_text_by_display_width(page):
 def test_the_check_catches_format_widths_and_ljust():
     assert string_widths('print(f"{label:12s} {n:5d} {x:>9,} {y:.2f}")') == ["{label:12s}"]
     assert string_widths('print(f"{name:>16s}")') == ["{name:>16s}"]
-    assert string_widths('print(label.ljust(10))') == ["label.ljust(10)"]
+    assert string_widths("print(label.ljust(10))") == ["label.ljust(10)"]
     assert string_widths('print(pad(label, 12), f"{n:8d}")') == []

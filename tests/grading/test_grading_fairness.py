@@ -123,7 +123,8 @@ def test_a_table_of_the_visible_answers_earns_nothing():
 
 
 def test_points_show_as_the_grade_has_them():
-    from grader.scoring.credit import InstanceScore, PartScore
+    from grader.scoring.credit import InstanceScore
+    from grader.scoring.partscore import PartScore
 
     s = PartScore("fusion_challenge", 4.0, (InstanceScore("x", 0.87475, "m"),))
     assert s.score == 3.499

@@ -209,7 +209,8 @@ def test_the_feedback_page_learns_its_language_from_the_graded_answers():
 
 def test_the_feedback_picture_shows_the_counted_instance_that_lost_the_most(monkeypatch):
     from grader.feedback import render
-    from grader.scoring.credit import InstanceScore, PartScore
+    from grader.scoring.credit import InstanceScore
+    from grader.scoring.partscore import PartScore
 
     drawn = []
     monkeypatch.setattr(render, "_draw", lambda instance, *pair: drawn.append(instance) or "")

@@ -19,8 +19,8 @@ from grader.problems.parts import PARTS as UNBOUND
 from grader.problems.parts import strategy_title
 from grader.scoring.answer import MIME, graph_fingerprint
 from grader.scoring.checks import score_instance
-from grader.scoring.credit import PartScore
 from grader.scoring.epilogue import epilogue_fusion
+from grader.scoring.partscore import PartScore
 from grader.scoring.references import built
 
 #: The hidden instances' seeds under a test secret (a course's come from its own secret).
@@ -368,7 +368,8 @@ def test_the_words_say_when_an_answer_is_the_baseline_or_the_instance_separates_
 
 
 def test_an_explanation_lists_the_least_credit_and_sums_up_the_rest_of_many_instances():
-    from grader.scoring.credit import LISTED, InstanceScore, PartScore
+    from grader.scoring.credit import InstanceScore
+    from grader.scoring.partscore import LISTED, PartScore
 
     # 96 counted instances, credit falling with the index; one invalid among the best
     hidden = [InstanceScore(f"dense_h{k}", 1 - k / 200, f"m{k}") for k in range(96)]
@@ -413,7 +414,8 @@ def test_each_kind_of_hidden_instance_weighs_the_same_whatever_its_count():
     outweighing the others: the memory challenge's tight arenas and scratchpad blocks count
     for half each, as its notebook says, and the explanation says how each kind did."""
     from grader.problems.parts import HIDDEN_PER_FAMILY
-    from grader.scoring.credit import InstanceScore, PartScore
+    from grader.scoring.credit import InstanceScore
+    from grader.scoring.partscore import PartScore
 
     part = PARTS["memory_challenge"]
     families = part.families()
@@ -481,7 +483,7 @@ def test_the_fusion_notebook_states_how_many_instances_of_each_kind_and_their_we
     import nbformat
 
     from grader.problems.parts import HIDDEN_PER_FAMILY as H
-    from grader.scoring.credit import CHECK_MARGIN
+    from grader.scoring.partscore import CHECK_MARGIN
     from grader.scoring.spread import ROOT
 
     part = PARTS["fusion_challenge"]
@@ -524,7 +526,8 @@ def test_a_benchmark_part_says_where_its_points_come_from_and_how_the_check_went
     submission: the explanation says which graphs the points came from, how the drawn ones
     did against the benchmark and the margin; past the margin the drawn graphs count, and
     the explanation says so first."""
-    from grader.scoring.credit import CHECK_MARGIN, InstanceScore, PartScore
+    from grader.scoring.credit import InstanceScore
+    from grader.scoring.partscore import CHECK_MARGIN, PartScore
 
     def scored(drawn_credit: float) -> PartScore:
         bench = tuple(InstanceScore(f"cnn_b{k}", 0.8, f"m{k}") for k in range(16))
@@ -560,7 +563,8 @@ def test_a_benchmark_part_says_where_its_points_come_from_and_how_the_check_went
 def test_an_invalid_answer_on_a_drawn_graph_is_named_as_the_reason_not_a_margin():
     """A benchmark part fails its check on an invalid answer there, whatever the credits: the
     explanation says that, not a margin the credits may not show."""
-    from grader.scoring.credit import InstanceScore, PartScore
+    from grader.scoring.credit import InstanceScore
+    from grader.scoring.partscore import PartScore
 
     bench = tuple(InstanceScore(f"cnn_b{k}", 0.2, f"m{k}") for k in range(4))
     drawn = (InstanceScore("cnn_h1", 0.0, "overlapping groups", invalid=True),)

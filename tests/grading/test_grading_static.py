@@ -147,7 +147,8 @@ def test_a_pasted_reference_is_flagged_an_honest_solution_is_not():
 
     from chipsim.passes.memory import planners
     from grader.course.rescore import copy_flags
-    from grader.scoring.credit import InstanceScore, PartScore
+    from grader.scoring.credit import InstanceScore
+    from grader.scoring.partscore import PartScore
     from grader.scoring.spread import ROOT
 
     same = PartScore(

@@ -15,7 +15,7 @@ import pytest
 from grading_course import ROOT, mix
 from nbgrader.validator import Validator
 
-from chipsim.i18n import text_width
+from chipsim.text import text_width
 
 ASSIGNMENTS = ("fusion", "memory_planning", "instruction_generation")
 

@@ -16,10 +16,11 @@ from chipsim.calibration.evaluate import Evaluation, Result
 from chipsim.calibration.measurements import Measurement
 from chipsim.errors import OutOfMemoryError
 from chipsim.hw.allocator import CachingAllocator
-from chipsim.i18n import text_width, use_language
+from chipsim.i18n import use_language
 from chipsim.models.summary import ModelSummary
 from chipsim.passes.fusion.partition import Partition
 from chipsim.passes.placement import check_dram
+from chipsim.text import text_width
 
 NUMBER = re.compile(r"\d[\d,.]*")
 
@@ -96,7 +97,7 @@ def test_partition_plan_and_placement_in_chinese(program):
 
 def test_placement_reasons_wrap_so_the_table_fits_a_page(program):
     """A long reason continues on the next line, in its column: 4.5's table fits 1280 px."""
-    from chipsim.passes.placement import WHY_WIDTH
+    from chipsim.passes.placement_table import WHY_WIDTH
 
     prog, _ = program
     for text in both(lambda: str(prog.placement)):
@@ -232,7 +233,8 @@ def test_a_marked_chinese_note_wraps_between_words_only():
     """4.5's pipeline figure wrapped its Chinese notes every 9 characters and split 运行,
     代码 and 单元 across lines; their translations now mark where a line may break, and the
     figure cuts only there. Printed, the marks are left out."""
-    from chipsim.i18n import BREAK, catalogue, tr, tr_lines, wrap
+    from chipsim.i18n import catalogue, tr, tr_lines
+    from chipsim.text import BREAK, wrap
 
     for _, what in cs.PIPELINE:
         note = catalogue("zh_CN")[what]
@@ -257,7 +259,7 @@ def test_wrap_keeps_to_its_width_when_a_word_is_wider_than_the_line():
     """A marked Chinese word is one piece, so a piece wider than what is left of a line is
     ordinary input (it crashed when nothing was left, and overran by one column when one
     was)."""
-    from chipsim.i18n import BREAK, wrap
+    from chipsim.text import BREAK, wrap
 
     for text, width in (("每个内核 函数只读一次多" + BREAK + "啊", 8), ("abc defghij", 3),
                         ("一二三四五六七八a" + BREAK + "九十一二三四五六七八九", 18)):  # fmt: skip
@@ -270,7 +272,7 @@ def test_wrap_keeps_marks_and_numbers_with_their_words():
     """Chinese typesetting starts no line with 。 or ” and ends none with （ or “, and a number
     joined to its words by no-break spaces stays with them (Validate's summary read "显示\\n0
     分" when nbgrader refilled it)."""
-    from chipsim.i18n import BREAK, wrap
+    from chipsim.text import BREAK, wrap
 
     assert wrap("一二三四五六。七八", 12) == ["一二三四五", "六。七八"]
     assert wrap("一二三四五（六七八", 12) == ["一二三四五", "（六七八"]

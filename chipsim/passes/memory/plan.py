@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chipsim import drawing
-from chipsim.i18n import N_, pad, text_width, tr
+from chipsim.i18n import N_, tr
 from chipsim.passes.memory.bounds import lower_bound
 from chipsim.passes.memory.liveness import DEFAULT_ALIGNMENT, UsageRecord, align_up
+from chipsim.text import pad, text_width
 
 #: The plan table's column titles (English; translated where shown).
 _HEADERS = (N_("id"), N_("size"), N_("first"), N_("last"), N_("offset"))
