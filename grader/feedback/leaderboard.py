@@ -2,10 +2,13 @@
 
 Full marks stop near the reference; the leaderboard shows how far beyond it learners went.
 Each learner is ranked on the instances their grade was computed on — the hidden ones drawn
-for their submission — by the geometric mean of their result over the reference's (cycles or
-arena bytes: below 1.000 is better than the course's own pass), each kind of instance
-weighing the same, as in the grade. Every learner's hidden
-instances differ, but the ratio to the reference measures the same thing on each. The
+for their submission, or a benchmark's graphs, the same for everybody (the fusion challenge)
+— by the geometric mean of their result over the reference's (cycles or arena bytes: below
+1.000 is better than the course's own pass), each kind of instance weighing the same, as in
+the grade. Every learner's hidden instances differ, but the ratio to the reference measures
+the same thing on each. Beside a benchmark's ratio stands the same ratio on the graphs drawn
+to check it for each learner's submission (:attr:`Entry.check`), which nobody could prepare
+for: a pass tuned to the benchmark alone shows there. The
 visible instances, the same for everybody, are shown beside it in their own unit, and so are
 the course's own landmarks (the reference, the naive baseline and, where the part has one,
 the simple baseline and the lower bound), so a learner alone in the class still sees where
@@ -75,6 +78,9 @@ class Entry:
     ratio: float  # geometric mean of theirs / reference over the counted instances, by kind
     visible: dict[str, dict[str, Any]] = field(default_factory=dict)
     landmarks: dict[str, float] = field(default_factory=dict)  # e.g. naive / reference
+    #: on a part graded on a benchmark: the same geometric mean on the graphs drawn to check
+    #: it for this submission (None on other parts)
+    check: float | None = None
 
 
 def _geomean(values: list[float]) -> float:
@@ -101,6 +107,8 @@ def entry(part: str, learner: str, results: dict) -> Entry | None:
     visible: dict[str, dict[str, Any]] = {}
     marks: dict[str, dict[str, float]] = {"naive": {}, "baseline": {}, "lower_bound": {}}
     shared = {i.id for i in PARTS[part].visible()} if part in PARTS else set()
+    check_ids = {i.id for i in PARTS[part].checks()} if part in PARTS else set()
+    checked: dict[str, float] = {}
     for instance, n in results.items():
         try:
             theirs, ref = int(n["theirs"]), int(n["reference"])
@@ -108,6 +116,8 @@ def entry(part: str, learner: str, results: dict) -> Entry | None:
             continue
         if ref <= 0 or theirs <= 0:
             continue
+        if instance in check_ids:
+            checked[str(instance)] = theirs / ref
         if n.get("counted"):
             counted[str(instance)] = theirs / ref
             for key in marks:
@@ -118,7 +128,8 @@ def entry(part: str, learner: str, results: dict) -> Entry | None:
     if not counted:
         return None
     landmarks = {k: _by_kind(part, v) for k, v in marks.items() if v}
-    return Entry(part, learner, _by_kind(part, counted), visible, landmarks)
+    check = _by_kind(part, checked) if checked else None
+    return Entry(part, learner, _by_kind(part, counted), visible, landmarks, check)
 
 
 def collect(course: Path) -> list[Entry]:
@@ -231,14 +242,15 @@ def write(course: Path, pseudonyms: bool = False) -> tuple[Path, Path]:
         # one row per visible instance; the hidden ratio is the learner's, repeated on each
         w.writerow(["part", "rank", "learner", "hidden_geomean_over_reference",
                     "visible_instance", "visible_unit", "visible_theirs",
-                    "visible_reference"])  # fmt: skip
+                    "visible_reference", "check_geomean_over_reference"])  # fmt: skip
         for part, rows in table.items():
             for rank, e in enumerate(rows, 1):
                 shown = sorted(e.visible.items()) or [("", {})]
                 for inst, n in shown:
                     w.writerow([spreadsheet_safe(v) for v in (
                         part, rank, name(e), f"{e.ratio:.4f}", inst, n.get("unit", ""),
-                        n.get("theirs", ""), n.get("reference", ""))])  # fmt: skip
+                        n.get("theirs", ""), n.get("reference", ""),
+                        "" if e.check is None else f"{e.check:.4f}")])  # fmt: skip
     html_path.write_text(_html(table, name, alike), encoding="utf-8")
     return csv_path, html_path
 
@@ -285,8 +297,11 @@ def _html(table: dict[str, list[Entry]], name: Any, alike: list[tuple[str, ...]]
              "<h1>Open challenges: the class leaderboard</h1>",
              "<p>Ranked by the geometric mean of your result over the reference's on the hidden "
              "instances your grade was computed on, each kind of instance weighing the same, as "
-             "in the grade (below 1.000: better than the course's own pass). The visible "
-             "instances are the same for everybody; the grey rows are the course's "
+             "in the grade (below 1.000: better than the course's own pass). On a part graded on "
+             "a benchmark (the same graphs for everybody), the next column is the same measure "
+             "on the graphs drawn to check it for each learner's submission, which nobody could "
+             "prepare for: a pass tuned to the benchmark alone does much worse there. The "
+             "visible instances are the same for everybody; the grey rows are the course's "
              "landmarks.</p>"]  # fmt: skip
     if alike:
         shown = "; ".join(" / ".join(esc(repr(n)) for n in group) for group in alike)
@@ -298,17 +313,23 @@ def _html(table: dict[str, list[Entry]], name: Any, alike: list[tuple[str, ...]]
         visible = sorted({i for e in rows for i in e.visible})
         unit = {i: next(e.visible[i].get("unit", "") for e in rows if i in e.visible)
                 for i in visible}  # fmt: skip
+        checks = any(e.check is not None for e in rows)
+        ranked_on = "the benchmark (ranked)" if checks else "hidden instances (ranked)"
         parts.append(f"<h2>{esc(part)}</h2><table><tr><th colspan='2'></th>"
-                     "<th class='group'>hidden instances (ranked)</th>"
+                     f"<th class='group'>{ranked_on}</th>"
+                     + ("<th class='group'>graphs drawn for the learner (the check)</th>"
+                        if checks else "")
                      + (f"<th class='group' colspan='{len(visible)}'>visible instances (the "
                         "same for everybody): the result itself</th>" if visible else "")
                      + "</tr><tr><th>#</th><th>learner</th><th>vs reference (geomean)</th>"
+                     + ("<th>vs reference (geomean)</th>" if checks else "")
                      + "".join(f"<th>{esc(i)} ({esc(unit[i])})</th>" for i in visible)
                      + "</tr>")  # fmt: skip
+        check_cell = {id(e): f"<td>{_ratio(e.check)}</td>" if checks else "" for e in rows}
         marks = {k: _geomean([e.landmarks[k] for e in rows if k in e.landmarks])
                  for k, _ in LANDMARKS if k}  # fmt: skip
         lines = [(e.ratio, f"<tr{' class=beat' if e.ratio < 1 else ''}><td>{rank}</td>"
-                  f"<td>{esc(name(e))}</td><td>{e.ratio:.3f}</td>"
+                  f"<td>{esc(name(e))}</td><td>{e.ratio:.3f}</td>{check_cell[id(e)]}"
                   + "".join(f"<td>{_num(e.visible.get(i, {}).get('theirs'))}</td>"
                             for i in visible) + "</tr>")
                  for rank, e in enumerate(rows, 1)]  # fmt: skip
@@ -319,8 +340,9 @@ def _html(table: dict[str, list[Entry]], name: Any, alike: list[tuple[str, ...]]
                 continue
             label = LANDMARK_NAMES.get(part, {}).get(key, label)
             cells = "".join(f"<td>{_landmark(rows, i, key or 'reference')}</td>" for i in visible)
+            gap = "<td></td>" if checks else ""
             row = (ratio, f"<tr class='mark'><td></td><td>{esc(label)}</td>"
-                          f"<td>{ratio:.3f}</td>{cells}</tr>")  # fmt: skip
+                          f"<td>{ratio:.3f}</td>{gap}{cells}</tr>")  # fmt: skip
             (after if key in PARTIAL_LANDMARKS else lines).append(row)
         parts += [row for _, row in sorted(lines, key=lambda r: r[0])]
         parts += [row for _, row in after]
@@ -331,6 +353,10 @@ def _html(table: dict[str, list[Entry]], name: Any, alike: list[tuple[str, ...]]
 def _landmark(rows: list[Entry], instance: str, key: str) -> str:
     found = (e.visible.get(instance, {}).get(key) for e in rows)
     return _num(next((v for v in found if isinstance(v, int)), None))
+
+
+def _ratio(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
 
 
 def _num(value: Any) -> str:
@@ -351,6 +377,11 @@ def main(argv: list[str] | None = None) -> int:
         "  hidden_geomean_over_reference: the geometric mean of each result over the "
         "reference's on the hidden instances the grade counted, each kind of instance weighing "
         "the same (below 1 beats the course's own pass; lower is better)"
+    )
+    print(
+        "  check_geomean_over_reference: on a part graded on a benchmark, the same on the "
+        "graphs drawn to check it for the learner's submission (much above the benchmark's: "
+        "a pass tuned to the benchmark)"
     )
     return 0
 

@@ -5,6 +5,7 @@ right unit, safe to open in a spreadsheet."""
 from __future__ import annotations
 
 import csv
+import math
 import re
 
 import nbformat
@@ -85,6 +86,16 @@ def test_measured_keeps_every_valid_instance_and_which_the_grade_counted():
 
     shown = entry(PART.id, "ada", kept)
     assert set(shown.visible) == {i.id for i in PART.visible()}
+    # beside it, the same measure on the graphs drawn to check the benchmark, by kind
+    families = PART.families()
+    checks = {i.id: families.get(i.id, i.id) for i in bound.checks()}
+    assert checks and not checks.keys() & benchmark
+    by_kind = {}
+    for i, family in checks.items():
+        by_kind.setdefault(family, []).append(math.log(kept[i]["theirs"] / kept[i]["reference"]))
+    expect = math.exp(sum(sum(v) / len(v) for v in by_kind.values()) / len(by_kind))
+    assert shown.check == pytest.approx(expect, rel=1e-9) and shown.check != shown.ratio
+    assert entry("memory_challenge", "ada", {}) is None
     assert all(n["unit"] == "cycles" and {"theirs", "reference", "naive"} <= set(n)
                for n in kept.values())  # fmt: skip
 
@@ -103,7 +114,8 @@ def test_ranking_from_the_graders_numbers_with_pseudonyms(course):
               if r["visible_instance"] == "transformer"]  # fmt: skip
     assert [r for r, _ in ranked] == ["1", "2"] and ranked[0][1] <= ranked[1][1]
     text = csv_path.read_text() + html_path.read_text()
-    assert "ada" not in text and "ben" not in text and "learner-" in text
+    named = re.compile(r"\b(ada|ben)\b")  # as names: "benchmark" is a word of the page
+    assert not named.search(text) and "learner-" in text
     write(course)
     assert "ada" in csv_path.read_text()
     # a worse resubmission does not lower ada's best (kept in gradebook/leaderboard.json)
@@ -116,7 +128,9 @@ def test_ranking_from_the_graders_numbers_with_pseudonyms(course):
     assert float(ada[0]["hidden_geomean_over_reference"]) == pytest.approx(entries["ada"], abs=1e-4)
     # the page says which column is the hidden ranking and which are visible results
     page = html_path.read_text()
-    assert "hidden instances (ranked)" in page and "vs reference (geomean)" in page
+    assert "the benchmark (ranked)" in page and "vs reference (geomean)" in page
+    assert "graphs drawn for the learner (the check)" in page
+    assert all(float(r["check_geomean_over_reference"]) > 0 for r in rows)
     assert "visible instances (the same for everybody): the result itself" in page
 
 
