@@ -8,7 +8,8 @@ for their submission, or a benchmark's graphs, the same for everybody (the fusio
 the grade. Every learner's hidden instances differ, but the ratio to the reference measures
 the same thing on each. Beside a benchmark's ratio stands the same ratio on the graphs drawn
 to check it for each learner's submission (:attr:`Entry.check`), which nobody could prepare
-for: a pass tuned to the benchmark alone shows there. The
+for: a pass tuned to the benchmark alone shows there (when the check failed, the grade
+counted the drawn graphs, and so does the rank: the row is marked). The
 visible instances, the same for everybody, are shown beside it in their own unit, and so are
 the course's own landmarks (the reference, the naive baseline and, where the part has one,
 the simple baseline and the lower bound), so a learner alone in the class still sees where
@@ -81,6 +82,8 @@ class Entry:
     #: on a part graded on a benchmark: the same geometric mean on the graphs drawn to check
     #: it for this submission (None on other parts)
     check: float | None = None
+    #: the check failed: the grade, and so :attr:`ratio`, counted the drawn graphs instead
+    failed_check: bool = False
 
 
 def _geomean(values: list[float]) -> float:
@@ -108,6 +111,8 @@ def entry(part: str, learner: str, results: dict) -> Entry | None:
     marks: dict[str, dict[str, float]] = {"naive": {}, "baseline": {}, "lower_bound": {}}
     shared = {i.id for i in PARTS[part].visible()} if part in PARTS else set()
     check_ids = {i.id for i in PARTS[part].checks()} if part in PARTS else set()
+    # the landmarks: on a benchmark, the same graphs for everybody whatever the grade counted
+    bench_ids = {i.id for i in PARTS[part].graded()} if check_ids else set()
     checked: dict[str, float] = {}
     for instance, n in results.items():
         try:
@@ -118,18 +123,20 @@ def entry(part: str, learner: str, results: dict) -> Entry | None:
             continue
         if instance in check_ids:
             checked[str(instance)] = theirs / ref
-        if n.get("counted"):
-            counted[str(instance)] = theirs / ref
+        if (instance in bench_ids) if check_ids else n.get("counted"):
             for key in marks:
                 if isinstance(n.get(key), int) and n[key] > 0:
                     marks[key][str(instance)] = n[key] / ref
+        if n.get("counted"):
+            counted[str(instance)] = theirs / ref
         elif instance in shared:  # not the graphs drawn for this learner (a benchmark's check)
             visible[str(instance)] = {k: n[k] for k in n if k != "counted"}
     if not counted:
         return None
     landmarks = {k: _by_kind(part, v) for k, v in marks.items() if v}
     check = _by_kind(part, checked) if checked else None
-    return Entry(part, learner, _by_kind(part, counted), visible, landmarks, check)
+    failed = bool(counted.keys() & check_ids)
+    return Entry(part, learner, _by_kind(part, counted), visible, landmarks, check, failed)
 
 
 def collect(course: Path) -> list[Entry]:
@@ -242,7 +249,8 @@ def write(course: Path, pseudonyms: bool = False) -> tuple[Path, Path]:
         # one row per visible instance; the hidden ratio is the learner's, repeated on each
         w.writerow(["part", "rank", "learner", "hidden_geomean_over_reference",
                     "visible_instance", "visible_unit", "visible_theirs",
-                    "visible_reference", "check_geomean_over_reference"])  # fmt: skip
+                    "visible_reference", "check_geomean_over_reference",
+                    "check_failed"])  # fmt: skip
         for part, rows in table.items():
             for rank, e in enumerate(rows, 1):
                 shown = sorted(e.visible.items()) or [("", {})]
@@ -250,7 +258,8 @@ def write(course: Path, pseudonyms: bool = False) -> tuple[Path, Path]:
                     w.writerow([spreadsheet_safe(v) for v in (
                         part, rank, name(e), f"{e.ratio:.4f}", inst, n.get("unit", ""),
                         n.get("theirs", ""), n.get("reference", ""),
-                        "" if e.check is None else f"{e.check:.4f}")])  # fmt: skip
+                        "" if e.check is None else f"{e.check:.4f}",
+                        "yes" if e.failed_check else "")])  # fmt: skip
     html_path.write_text(_html(table, name, alike), encoding="utf-8")
     return csv_path, html_path
 
@@ -313,7 +322,7 @@ def _html(table: dict[str, list[Entry]], name: Any, alike: list[tuple[str, ...]]
         visible = sorted({i for e in rows for i in e.visible})
         unit = {i: next(e.visible[i].get("unit", "") for e in rows if i in e.visible)
                 for i in visible}  # fmt: skip
-        checks = any(e.check is not None for e in rows)
+        checks = bool(PARTS[part].checks()) if part in PARTS else False
         ranked_on = "the benchmark (ranked)" if checks else "hidden instances (ranked)"
         parts.append(f"<h2>{esc(part)}</h2><table><tr><th colspan='2'></th>"
                      f"<th class='group'>{ranked_on}</th>"
@@ -329,7 +338,8 @@ def _html(table: dict[str, list[Entry]], name: Any, alike: list[tuple[str, ...]]
         marks = {k: _geomean([e.landmarks[k] for e in rows if k in e.landmarks])
                  for k, _ in LANDMARKS if k}  # fmt: skip
         lines = [(e.ratio, f"<tr{' class=beat' if e.ratio < 1 else ''}><td>{rank}</td>"
-                  f"<td>{esc(name(e))}</td><td>{e.ratio:.3f}</td>{check_cell[id(e)]}"
+                  f"<td>{esc(name(e))}{' †' if e.failed_check else ''}</td>"
+                  f"<td>{e.ratio:.3f}</td>{check_cell[id(e)]}"
                   + "".join(f"<td>{_num(e.visible.get(i, {}).get('theirs'))}</td>"
                             for i in visible) + "</tr>")
                  for rank, e in enumerate(rows, 1)]  # fmt: skip
@@ -340,13 +350,17 @@ def _html(table: dict[str, list[Entry]], name: Any, alike: list[tuple[str, ...]]
                 continue
             label = LANDMARK_NAMES.get(part, {}).get(key, label)
             cells = "".join(f"<td>{_landmark(rows, i, key or 'reference')}</td>" for i in visible)
-            gap = "<td></td>" if checks else ""
+            gap = ("<td>1.000</td>" if key is None else "<td></td>") if checks else ""
             row = (ratio, f"<tr class='mark'><td></td><td>{esc(label)}</td>"
                           f"<td>{ratio:.3f}</td>{gap}{cells}</tr>")  # fmt: skip
             (after if key in PARTIAL_LANDMARKS else lines).append(row)
         parts += [row for _, row in sorted(lines, key=lambda r: r[0])]
         parts += [row for _, row in after]
         parts.append("</table>")
+        if any(e.failed_check for e in rows):
+            parts.append("<p>† The check failed (much less credit on the graphs drawn for the "
+                         "submission than on the benchmark): as in the grade, this row's ranked "
+                         "number is on the drawn graphs.</p>")  # fmt: skip
     return "\n".join(parts) + "\n"
 
 

@@ -100,6 +100,29 @@ def test_measured_keeps_every_valid_instance_and_which_the_grade_counted():
                for n in kept.values())  # fmt: skip
 
 
+def test_a_failed_check_is_ranked_as_graded_and_marked():
+    """When the drawn graphs earned much less than the benchmark, the grade counted them: the
+    leaderboard ranks that number too, says so, and keeps the landmarks on the benchmark."""
+    from grader.feedback.leaderboard import _html, entry, ranked
+
+    bench = [i.id for i in PART.graded()]
+    drawn = [i.id for i in PART.checks()]
+    results = {i: {"theirs": 90, "reference": 100, "naive": 200, "counted": False} for i in bench}
+    results |= {i: {"theirs": 300, "reference": 100, "naive": 400, "counted": True} for i in drawn}
+    tuned = entry(PART.id, "tuned", results)
+    assert tuned.failed_check and tuned.ratio == pytest.approx(3.0)
+    assert tuned.check == pytest.approx(3.0)
+    assert tuned.landmarks["naive"] == pytest.approx(2.0)  # the benchmark's, not the drawn 4.0
+    honest = {i: {**n, "theirs": 110, "counted": i in bench} for i, n in results.items()}
+    fair = entry(PART.id, "fair", honest)
+    assert not fair.failed_check and fair.ratio == pytest.approx(1.1)
+    page = _html(ranked([tuned, fair]), lambda e: e.learner, [])
+    rows = [r for r in page.split("<tr")[1:] if "<td" in r]
+    assert len({r.count("<td") for r in rows}) == 1, rows  # every row has every column
+    assert "tuned †" in page and "† The check failed" in page
+    assert page.index(">fair<") < page.index(">tuned †<")  # ranked on what the grade counted
+
+
 def test_ranking_from_the_graders_numbers_with_pseudonyms(course):
     course, key = course
     liar = {PART.id: {"transformer_h1": {"theirs": 1, "reference": 999999, "counted": True}}}
