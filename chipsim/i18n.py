@@ -203,7 +203,8 @@ def tr(message: str, /, **fields: Any) -> str:
 
 def tr_lines(message: str, width: int, /, **fields: Any) -> list[str]:
     """:func:`tr` in lines of at most ``width`` columns, cut where its translator marked that
-    a line may break (:data:`~chipsim.text.BREAK`, see :func:`~chipsim.text.wrap`): for a label in a box of a figure.
+    a line may break (:data:`~chipsim.text.BREAK`, see :func:`~chipsim.text.wrap`): for a
+    label in a box of a figure.
 
     Example:
         >>> with use_language("zh_CN"):

@@ -118,9 +118,9 @@ class PartScore:
 
     @property
     def fraction(self) -> float:
-        """Mean credit over the counted instances' families (:func:`~grader.scoring.credit.mean_credit`); 0 if any
-        counted answer was invalid — a pass that returns an invalid answer for one graph is
-        not a working pass."""
+        """Mean credit over the counted instances' families
+        (:func:`~grader.scoring.credit.mean_credit`); 0 if any counted answer was invalid — a
+        pass that returns an invalid answer for one graph is not a working pass."""
         return mean_credit(self.counted_scores(), self.families)
 
     @property
