@@ -98,11 +98,13 @@ nbgrader.validator.fill = lambda text, width=70: "\n".join(wrap(text, width))
 c.Validator.failed_warning = (
     "{num_failed} PART(S) BELOW FULL POINTS on the visible instances: each one's message below "
     "says what it scored there and why. Your grade comes from hidden instances drawn when you "
-    "are graded: `make grade-mine` shows it. On an open challenge this is normal until your "
+    "are graded (for the fusion challenge, from its fixed benchmark): `make grade-mine` "
+    "shows it. On an open challenge this is normal until your "
     "answer is as good as the reference; a part that says 0 points has a task still to do. "
     + (
         "有\u00a0{num_failed}\u00a0个部分|在|可见|实例上|未得|满分。|下面|每个|部分的|消息|写明了|"
-        "它的|得分|和|原因。|你的|成绩|按|评分时|抽取的|隐藏|实例|计算，|运行 `make grade-mine` "
+        "它的|得分|和|原因。|你的|成绩|按|评分时|抽取的|隐藏|实例|计算|（融合|挑战|按|它|固定的|"
+        "基准|测试|计算），|运行 `make grade-mine` "
         "可以|看到。|在|开放|挑战中，|答案|赶上|参考解|之前|未得|满分|是|正常的。|"
         "显示\u00a00\u00a0分的|部分|还有|任务|没做完。\n"
     ).replace("|", BREAK)

@@ -56,17 +56,24 @@ MODES = {
 
 
 def grade(args: argparse.Namespace) -> int:
+    """``make grade``: autograde every submission in parallel, then export the grades."""
+    return grade_run(args)[0]
+
+
+def grade_run(args: argparse.Namespace) -> tuple[int, dict[tuple[str, str], str] | None]:
+    """:func:`grade`'s exit code, and why each (student, assignment) it did not grade was not
+    graded; ``None`` when the run stopped before grading anything."""
     course = Path(args.course).resolve()
     try:
         shard = Shard.parse(args.shard) if args.shard else None
     except ChipsimError as exc:
         print(exc, file=sys.stderr)
-        return 2
+        return 2, None
     mode = sandbox_mode()
     extra = [f"--GuardedExecute.memory_bytes={args.memory_gib << 30}"]
     if mode is None and not args.unsafe_no_sandbox:
         print(why_no_sandbox(), file=sys.stderr)
-        return 2
+        return 2, None
     if mode is None:
         print("WARNING: grading WITHOUT a sandbox (--unsafe-no-sandbox): a notebook can read "
               "the solutions and rewrite grades. Only for notebooks you trust.")  # fmt: skip
@@ -88,7 +95,7 @@ def grade(args: argparse.Namespace) -> int:
         )  # fmt: skip
     except ChipsimError as exc:
         print(f"grading stopped: {exc}", file=sys.stderr)
-        return 1
+        return 1, None
     for out in run.outcomes:
         if out.returncode != 0:
             print(f"nbgrader failed for {out.job.student}/{out.job.assignment}:\n{out.log}")
@@ -102,7 +109,7 @@ def grade(args: argparse.Namespace) -> int:
         print(run.summary.line(f"shard {shard}"))
         print("When every shard has finished, export the grades with `make grade` (no SHARD): "
               "it regrades nothing and writes gradebook/grades.csv.")  # fmt: skip
-        return 1 if not_graded else 0
+        return (1 if not_graded else 0), not_graded
     rows = report.collect(db_url(course), not_graded)
     have = {(r.student, r.assignment) for r in rows}
     rows += [report.Row(s, a, "", 0.0, 0.0, f"not graded: {why}")
@@ -110,7 +117,7 @@ def grade(args: argparse.Namespace) -> int:
     csv = report.write_csv(rows, course / "gradebook" / "grades.csv")
     png = report.plot_distribution(rows, course / "gradebook" / "score_distribution.png")
     flags = write_flags(course)
-    n = len(run.outcomes)
+    n = run.summary.graded
     print(f"{n} notebook{'' if n == 1 else 's'} graded; grades: {csv}; distribution: {png}")
     for student, (total, top) in report.totals(rows).items():
         print(f"  {student:20} {total:7.3f} / {top:g} points")
@@ -120,7 +127,7 @@ def grade(args: argparse.Namespace) -> int:
     for (student, assignment), why in sorted(not_graded.items()):
         print(f"NOT graded: {student}/{assignment}: {why}")
     print(run.summary.line())
-    return 1 if not_graded else 0
+    return (1 if not_graded else 0), not_graded
 
 
 def write_flags(course: Path) -> int:
@@ -188,19 +195,30 @@ def grade_mine(args: argparse.Namespace) -> int:
         for why in copied.skipped:
             print(f"  not copied: {why}")
     args.no_demo, args.shard = True, ""
-    code = grade(args)
+    code, not_graded = grade_run(args)
     if code not in (0, 1):
         return code
     feedback_code = feedback(args)
+    if feedback_code:
+        print("No new feedback pages: they could not be made (see above).")
+        return code or feedback_code
     for choice in chosen:
         page = course / "gradebook" / "feedback" / me / choice.assignment
-        print(f"Your feedback on {choice.assignment}: {page / (choice.assignment + '.html')}")
+        html = page / (choice.assignment + ".html")
+        if not_graded is None or (me, choice.assignment) in not_graded:
+            earlier = (
+                f"; the page there is from an earlier grading: {html}" if html.exists() else ""
+            )
+            print(f"No new feedback on {choice.assignment}: it was NOT graded this time"
+                  f" (see above){earlier}")  # fmt: skip
+        else:
+            print(f"Your feedback on {choice.assignment}: {html}")
     print(
         "A changed notebook meets hidden instances drawn anew for it, so an open challenge's"
-        " points can move a little even when nothing got worse (book: Exercises, How scoring"
-        " works)."
+        " points can move a little even when nothing got worse; hardly the fusion challenge's,"
+        " graded on its fixed benchmark (book: Exercises, How scoring works)."
     )
-    return code or feedback_code
+    return code
 
 
 def feedback(args: argparse.Namespace) -> int:
@@ -213,17 +231,34 @@ def feedback(args: argparse.Namespace) -> int:
             print(done.stdout + done.stderr)
             return 1
     pages = sorted((course / "gradebook" / "feedback").glob("*/*/*.html"))
-    scored = {(r.student, r.assignment) for r in report.collect(db_url(course)) if r.score}
-    bare = [p for p in pages if "<img" not in p.read_text()]
-    blank = [p for p in bare if (p.parent.parent.name, p.parent.name) not in scored]
     print(f"{len(pages)} feedback pages under gradebook/feedback/<student>/<assignment>/")
-    if blank:
-        names = ", ".join(f"{p.parent.parent.name}/{p.parent.name}" for p in blank)
-        print(f"no pictures where nothing scored (nothing to draw): {names}")
-    if len(bare) > len(blank):
-        print("pages WITHOUT pictures:", ", ".join(str(p) for p in bare if p not in blank))
+    lost = pictureless(course, pages)
+    if lost:
+        print("pages WITHOUT the pictures their graded notebooks hold:",
+              ", ".join(str(p) for p in lost))  # fmt: skip
         return 1
     return 0
+
+
+def pictureless(course: Path, pages: list[Path]) -> list[Path]:
+    """The feedback pages that lost their pictures: a page without one whose autograded
+    notebook holds one (a part answered exactly, or nothing scored, draws none: not lost)."""
+    import nbformat
+
+    lost = []
+    for page in pages:
+        if "<img" in page.read_text():
+            continue
+        student, assignment = page.parent.parent.name, page.parent.name
+        graded = course / "gradebook" / "autograded" / student / assignment / page.name
+        graded = graded.with_suffix(".ipynb")
+        if not graded.exists():
+            continue
+        nb = nbformat.read(graded, as_version=4)
+        outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+        if any("image/png" in o.get("data", {}) for o in outputs):
+            lost.append(page)
+    return lost
 
 
 def main(argv: list[str] | None = None) -> int:

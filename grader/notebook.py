@@ -103,7 +103,18 @@ class Answer:
             lines.append(said)
             lines.append(self.provisional.explain())
             hidden = len(self.part.graded())
-            if self.part.challenge and hidden and self.provisional.score >= self.provisional.points:
+            full = self.provisional.score >= self.provisional.points
+            if self.part.challenge and hidden and full and self.part.checks():
+                lines.append(
+                    tr(
+                        "Full points on these {visible} visible instances do not promise full "
+                        "points on the {hidden} graphs of the benchmark: it has every size, and "
+                        "a pass as good as the reference here can fall behind it there.",
+                        visible=len(self.part.visible()),
+                        hidden=hidden,
+                    )
+                )
+            elif self.part.challenge and hidden and full:
                 lines.append(
                     tr(
                         "Full points on these {visible} visible instances do not promise full "

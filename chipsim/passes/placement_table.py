@@ -18,13 +18,12 @@ from chipsim.text import pad, text_width, wrap
 if TYPE_CHECKING:
     from chipsim.passes.placement import Placement
 
-DRAM, SRAM, REG = Level.DRAM, Level.SRAM, Level.REG
 
 #: Columns of the printed table's "why" column; a longer reason goes on to the next lines.
 WHY_WIDTH = 44
 
 #: A level as the placement table names it, in the reader's language (DRAM is 显存 in Chinese).
-_LEVEL_NAMES = {DRAM: N_("DRAM"), SRAM: N_("SRAM"), REG: N_("registers")}
+_LEVEL_NAMES = {Level.DRAM: N_("DRAM"), Level.SRAM: N_("SRAM"), Level.REG: N_("registers")}
 
 #: The table's column titles, translated where shown.
 _COLUMNS = {
@@ -109,7 +108,7 @@ def table_text(placement: Placement) -> str:
         1
         for s in placement.slots.values()
         if s.role in ("input", "intermediate")
-        and s.level == DRAM
+        and s.level == Level.DRAM
         and s.why not in (THROUGH_L2, HOST_THROUGH_L2)
     )
     if placement.cached:

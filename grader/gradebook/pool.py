@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -103,9 +104,39 @@ class GradeRun:
         out = {(j.student, j.assignment): why for j, why in self.rejected}
         logs = {o.job: o.log for o in self.outcomes}
         for job in self.missing:
-            tail = logs.get(job, "").strip().splitlines()
-            out[(job.student, job.assignment)] = f"grading failed: {tail[-1] if tail else '?'}"
+            out[(job.student, job.assignment)] = f"grading failed: {failure(logs.get(job, ''))}"
         return out
+
+
+#: How a job's log begins when its worker died before answering (:func:`drain`).
+WORKER_STOPPED = "the worker stopped (killed, out of memory, or its reply was garbled)"
+#: A line that names an exception: ``SandboxError: File exists``, ``DeadKernelError``, a
+#: dotted name too; at the start of the line (a traceback's last line is not indented).
+_ERROR = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b(?::.*)?$")
+
+
+def failure(log: str) -> str:
+    """Why a notebook could not be graded, in one line, from its grading log: the last error
+    the log names (nbgrader's closing lines, which only point above, are not a reason).
+
+    >>> failure("Traceback ...\\n  raise X\\nSandboxError: File exists\\n"
+    ...         "[AutogradeApp | ERROR] Please see the above traceback")
+    'SandboxError: File exists'
+    >>> failure("  File x\\nnbclient.exceptions.DeadKernelError\\n")
+    'nbclient.exceptions.DeadKernelError'
+    >>> failure(WORKER_STOPPED + ":\\n[AutogradeApp | INFO] Converting notebook")
+    'the worker stopped (killed, out of memory, or its reply was garbled)'
+    >>> failure("")
+    'no log (see the grading log)'
+    """
+    lines = [line.rstrip() for line in log.splitlines() if line.strip()]
+    errors = [line for line in lines if _ERROR.match(line)]
+    if errors:
+        return errors[-1]
+    if log.startswith(WORKER_STOPPED):
+        return WORKER_STOPPED
+    plain = [line for line in lines if not line.lstrip().startswith("[")]
+    return plain[-1].strip() if plain else "no log (see the grading log)"
 
 
 def grade_one(
@@ -217,7 +248,7 @@ def drain(
                 code = proc.wait()
                 log.seek(0)
                 tail = log.read()[-3000:]
-                outcomes.append(Outcome(job, code or 1, 1, f"the worker stopped:\n{tail}"))
+                outcomes.append(Outcome(job, code or 1, 1, f"{WORKER_STOPPED}:\n{tail}"))
                 proc, restarts = None, restarts + 1
             else:
                 outcomes.append(Outcome(job, 0 if reply.get("ok") else 1, 1, reply.get("log", "")))
@@ -337,7 +368,8 @@ def grade_all(
         missing = _grade_the_rest(course, todo, outcomes, recorded, queue, claims, extra, env)
         for job in todo:  # each outcome not yet in the ledger
             if job in missing:
-                ledger.record(job_key(job), digests[job], "not graded", outcomes[job].log[-500:])
+                why = failure(outcomes[job].log)
+                ledger.record(job_key(job), digests[job], "not graded", why)
             elif job in outcomes and job not in recorded:
                 ledger.record(job_key(job), digests[job], "graded")
     ledger.save(course)

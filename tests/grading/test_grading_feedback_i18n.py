@@ -51,7 +51,7 @@ def test_submit_records_the_learners_language():
     answer = submit("memory_first_fit", planner)
     assert answer.doc["language"] == "zh_CN"
     # the provisional score in the notebook is in that language too
-    assert "题目 memory_first_fit（首次适配的偏移）的答案" in answer.text()
+    assert "这是 memory_first_fit 部分（首次适配的偏移）的答案" in answer.text()
     assert "临时得分" in answer.text() and "Provisional" not in answer.text()
 
 
@@ -62,7 +62,7 @@ def test_chinese_feedback_has_the_same_points_and_numbers_in_chinese_words():
     assert zh.instances[0].numbers == en.instances[0].numbers
     english, chinese = en.explain(), zh.explain()
     assert english.startswith(f"Part memory_greedy: {en.score:g} / 3 points")
-    assert chinese.startswith(f"题目 memory_greedy：{zh.score:g} / 3 分")
+    assert chinese.startswith(f"memory_greedy 部分：{zh.score:g} / 3 分")
     assert "下界" in chinese and "朴素基线" in chinese and "得分比例" in chinese
     # every number of the English feedback is in the Chinese one
     number = re.compile(r"\d+(?:[.,]\d+)*")
@@ -119,7 +119,7 @@ def test_the_graders_rewritten_cell_is_in_the_learners_language():
     _rewrite(cell, grade(first_fit_answer("zh_CN")), restored=True)
     text = cell.outputs[0]["data"]["text/plain"]
     assert text.startswith("注意：你的笔记本修改或删除了这个测试单元格")
-    assert "题目 memory_greedy" in text
+    assert "memory_greedy 部分" in text and "题目" not in text
     assert float(cell.outputs[-1]["data"]["text/plain"]) == grade(first_fit_answer("en")).score
 
 
@@ -146,7 +146,7 @@ def test_the_feedback_picture_is_drawn_in_the_learners_language(monkeypatch):
     assert render.picture_output(grade(first_fit_answer("en")))["data"]["image/png"]
     chinese, english = titles
     assert chinese[0] == "实例 random_40" and english[0] == "instance random_40"
-    assert any(t.startswith("你的：内存池") for t in chinese)
+    assert any(t.startswith("你的结果：内存池") for t in chinese)
     assert any(t.startswith("yours: arena") for t in english)
 
 

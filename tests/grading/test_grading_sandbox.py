@@ -229,6 +229,26 @@ def test_the_submissions_own_files_are_in_the_kernels_working_folder(tmp_path):
     assert got == "42 x False"
 
 
+def test_a_font_list_in_both_matplotlib_folders_starts_the_kernel(tmp_path, monkeypatch):
+    """With ``MPLCONFIGDIR`` set, the grader's font list of one name is in both of matplotlib's
+    folders: the kernel gets one copy (the ``MPLCONFIGDIR`` one, which matplotlib reads first)
+    and starts (a second copy stopped every kernel with "File exists")."""
+    home, config = tmp_path / "home", tmp_path / "mplconfig"
+    (home / ".cache" / "matplotlib").mkdir(parents=True)
+    config.mkdir()
+    name = "fontlist-v999.json"  # a name of its own: a real list of the grader stays as it is
+    (home / ".cache" / "matplotlib" / name).write_text('{"from": "cache"}')
+    (config / name).write_text('{"from": "MPLCONFIGDIR"}')
+    monkeypatch.setenv("HOME", str(home))  # (not the real ~/.cache, which other runs share)
+    monkeypatch.setenv("MPLCONFIGDIR", str(config))
+    k = SandboxedKernel()
+    try:
+        got = k.run(f"print(open('/tmp/.matplotlib/{name}').read())")
+    finally:
+        k.stop()
+    assert got == '{"from": "MPLCONFIGDIR"}'
+
+
 # -- limits for the kernel's whole process tree, not only per process --------------------------
 @needs_root
 def test_memory_is_limited_for_the_kernels_whole_tree():

@@ -271,6 +271,9 @@ def test_liveness_feedback_shows_the_expected_record_and_yours():
     s = score_instance(part, part.instance("live_a"), {"graph": fp, "records": rows})
     assert f"{rid}: expected {size} B live [{first}, {last})" in s.message
     assert f"yours {size} B live [{first}, {last + 2})" in s.message
+    # the message says what an interval means, with this schedule's number of steps
+    assert "to one past the step of its last reader" in s.message
+    assert f"a graph output's to the number of steps, {len(order)})" in s.message
     del rows[1]
     s = score_instance(part, part.instance("live_a"), {"graph": fp, "records": rows})
     assert f"yours has no record {rid}" in s.message
@@ -501,7 +504,7 @@ def test_the_fusion_notebook_states_how_many_instances_of_each_kind_and_their_we
     assert f"All {bench + checks} run" in words and "counts for half" in words
     bench_zh = f"{H['transformer']} 个 Transformer 模块和 {H['cnn']} 个小型 CNN，每次提交都相同"
     assert bench_zh in part4
-    assert f"{H['transformer_check']} 个模块和 {H['cnn_check']} 个 CNN" in part4
+    assert f"{H['transformer_check']} 个 Transformer 模块和 {H['cnn_check']} 个 CNN" in part4
     assert f"低 {margin} 个百分点以上" in part4
     assert f"全部 {bench + checks} 个实例" in part4 and "各占这一部分分数的一半" in part4
 
