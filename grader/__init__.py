@@ -29,7 +29,8 @@ Example:
 """
 
 from grader.notebook import Answer, instances, submit
-from grader.problems.parts import ASSIGNMENTS, CHIP, PARTS, Instance, Part, get_part
+from grader.problems.part import Instance, Part
+from grader.problems.parts import ASSIGNMENTS, CHIP, PARTS, get_part
 from grader.scoring.answer import MIME, decode, encode
 from grader.scoring.credit import InstanceScore, credit, points_for
 from grader.scoring.grade import score_answer

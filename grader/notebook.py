@@ -34,7 +34,8 @@ from typing import Any
 from chipsim.i18n import tr
 from grader.pace import Pace, paced, practice_draws, too_large, too_slow
 from grader.problems.data import hidden_problems
-from grader.problems.parts import ALIGNMENT, CHIP, Part, get_part
+from grader.problems.part import Part
+from grader.problems.parts import ALIGNMENT, CHIP, get_part
 from grader.sandbox.outputs import size
 from grader.sandbox.view import withheld
 from grader.scoring.answer import (

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chipsim.i18n import tr
-from grader.problems.parts import Part
+from grader.problems.part import Part
 from grader.sandbox.limits import CELL_SECONDS
 from grader.scoring.answer import MAX_ANSWER_CHARS
 

@@ -59,7 +59,8 @@ from grader.course.static_check import parse as parse_cell
 from grader.feedback.leaderboard import CHALLENGES, measured
 from grader.feedback.render import picture_output, result_output, text_output
 from grader.problems.hidden import configured, submission_key
-from grader.problems.parts import ASSIGNMENTS, PARTS, Part
+from grader.problems.part import Part
+from grader.problems.parts import ASSIGNMENTS, PARTS
 from grader.sandbox.manifest import Snapshot
 from grader.sandbox.outputs import TIMED_OUT
 from grader.sandbox.view import reference_sources

@@ -44,8 +44,8 @@ REACHING_MODULES = frozenset(
      "subprocess", "os", "shutil", "socket", "multiprocessing", "threading", "signal", "pty",
      "grader.sandbox.view", "grader.scoring.checks", "grader.scoring.references",
      "grader.scoring.equivalence", "grader.scoring.diagnosis", "grader.problems.hidden",
-     "grader.problems.parts", "grader.problems.families", "grader.problems.kernels",
-     "grader.scoring.epilogue",
+     "grader.problems.parts", "grader.problems.part", "grader.problems.families",
+     "grader.problems.kernels", "grader.scoring.epilogue",
      "grader.course.rescore", "grader.problems.data"}
 )  # fmt: skip
 

@@ -92,7 +92,7 @@ def _geomean(values: list[float]) -> float:
 
 def _by_kind(part: str, ratios: dict[str, float]) -> float:
     """The geometric mean of ``ratios`` (instance -> ratio), each kind of instance weighing
-    the same, as in the grade (:meth:`~grader.problems.parts.Part.families`): the memory
+    the same, as in the grade (:meth:`~grader.problems.part.Part.families`): the memory
     challenge's many tight arenas and few scratchpad blocks count for half each.
 
     Example:

@@ -31,7 +31,7 @@ from typing import Any
 
 from chipsim.errors import SerializationError
 from chipsim.ir.serialize import graph_from_json, graph_to_json
-from grader.problems.parts import HiddenInstanceError, Part
+from grader.problems.part import HiddenInstanceError, Part
 
 #: The variable that names the file holding a graded kernel's hidden instances.
 HIDDEN_FILE_ENV = "CHIPSIM_HIDDEN_FILE"

@@ -17,7 +17,7 @@ wrote them. So:
 * the same notebook, regraded, meets the same instances: grading is deterministic.
 
 The fusion challenge's points come from a benchmark instead, the same for every submission
-(its seeds are in the package, :func:`grader.problems.parts.benchmark_seed`); the graphs drawn
+(its seeds are in the package, :func:`grader.problems.part.benchmark_seed`); the graphs drawn
 here for it check that a pass earns about as much on graphs no one could prepare for
 (:mod:`grader.problems.parts`).
 
@@ -48,7 +48,8 @@ from typing import Any
 from traitlets import Unicode
 from traitlets.config import LoggingConfigurable
 
-from grader.problems.parts import Part, get_part
+from grader.problems.part import Part
+from grader.problems.parts import get_part
 
 #: Where a course keeps its secret, relative to the course root (inside the private gradebook).
 DEFAULT_SECRET = Path("gradebook") / "hidden_instances.key"

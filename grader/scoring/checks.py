@@ -24,7 +24,8 @@ import numpy as np
 from chipsim.errors import ChipsimError
 from chipsim.i18n import listing, tr
 from grader.problems.families import compile_with
-from grader.problems.parts import ALIGNMENT, OVERLAP_PARTS, Instance, Part
+from grader.problems.part import Instance, Part
+from grader.problems.parts import ALIGNMENT, OVERLAP_PARTS
 from grader.scoring.answer import graph_fingerprint, records_fingerprint
 from grader.scoring.credit import InstanceScore
 from grader.scoring.diagnosis import slower_kernel

@@ -19,7 +19,8 @@ from dataclasses import replace
 from typing import Any
 
 from chipsim.i18n import ENGLISH, spoken, tr, use_language
-from grader.problems.parts import OVERLAP_PARTS, Part, strategy_title
+from grader.problems.part import Part
+from grader.problems.parts import OVERLAP_PARTS, strategy_title
 from grader.scoring.answer import decode
 from grader.scoring.checks import score_instance
 from grader.scoring.partscore import PartScore, feedback_language, zero
@@ -56,7 +57,7 @@ def score_answer(
         counted: those of ``required`` the points come from (default: all of them); the
             others are scored as a preview (the grader counts the hidden instances and shows
             the visible ones). Those of them that check a benchmark
-            (:meth:`~grader.problems.parts.Part.checks`) count only if the pass fails the
+            (:meth:`~grader.problems.part.Part.checks`) count only if the pass fails the
             check (:attr:`~grader.scoring.partscore.PartScore.failed_check`).
 
     The messages are written in the language the learner's kernel recorded in ``doc``

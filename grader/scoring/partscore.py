@@ -46,7 +46,7 @@ class PartScore:
 
     ``language``: the language the messages were written in, and :meth:`explain` writes in
     (the learner's, see :func:`grader.scoring.grade.score_answer`). ``families``: each
-    instance's family (:meth:`grader.problems.parts.Part.families`); an instance not in it
+    instance's family (:meth:`grader.problems.part.Part.families`); an instance not in it
     is a family of its own.
     """
 

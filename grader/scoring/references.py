@@ -24,7 +24,8 @@ from grader.problems.families import (
     search_plan,
 )
 from grader.problems.kernels import generated_program, program_cycles
-from grader.problems.parts import ALIGNMENT, CHIP, PARTS, Instance, get_part
+from grader.problems.part import Instance
+from grader.problems.parts import ALIGNMENT, CHIP, PARTS, get_part
 
 #: The caches below hold every instance of the largest part, so scoring one part builds each
 #: of its instances once.

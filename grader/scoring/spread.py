@@ -32,7 +32,8 @@ import nbformat
 
 from grader.notebook import _answer_one
 from grader.problems.hidden import seeds_for
-from grader.problems.parts import ASSIGNMENTS, PARTS, Part
+from grader.problems.part import Part
+from grader.problems.parts import ASSIGNMENTS, PARTS
 from grader.sandbox.view import withheld
 from grader.scoring.answer import encode
 from grader.scoring.credit import mean_credit

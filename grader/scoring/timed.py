@@ -16,7 +16,8 @@ from __future__ import annotations
 import math
 
 from chipsim.i18n import tr
-from grader.problems.parts import Instance, Part, strategy_title
+from grader.problems.part import Instance, Part
+from grader.problems.parts import strategy_title
 from grader.scoring.credit import (
     BASELINE_CREDIT,
     InstanceScore,

@@ -13,7 +13,8 @@ from grader import instances, submit
 from grader.problems import families, kernels
 from grader.problems.data import HIDDEN_FILE_ENV
 from grader.problems.hidden import load_secret, seeds_for, submission_key
-from grader.problems.parts import CHALLENGE_SLACK, PARTS, HiddenInstanceError
+from grader.problems.part import HiddenInstanceError
+from grader.problems.parts import CHALLENGE_SLACK, PARTS
 from grader.scoring.answer import graph_fingerprint, records_fingerprint
 
 HIDDEN = [(pid, inst) for pid, part in PARTS.items() for inst in part.instances if inst.hidden]
