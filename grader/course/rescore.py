@@ -47,10 +47,9 @@ import chipsim.runtime.program  # noqa: F401
 import chipsim.viz.memory_plan  # noqa: F401
 import chipsim.viz.timeline  # noqa: F401
 from chipsim.i18n import N_, listing, tr, use_language
+from grader.course.copies import COPY_SIMILARITY, copied_from
 from grader.course.static_check import (
-    COPY_SIMILARITY,
     Flag,
-    copied_from,
     instructor_flags,
     reached_cells,
     test_names,
@@ -252,7 +251,7 @@ def _rewrite(cell: Any, score: PartScore, restored: bool = False) -> None:
 def copy_flags(score: PartScore, assignment: str, editable: list, test_source: str) -> list[Flag]:
     """A flag for the instructor when a part's answers are the reference's on every hidden
     instance *and* the code behind them is the reference implementation's (up to names):
-    the learner pasted the course's own answer (:func:`~grader.course.static_check.copied_from`)."""
+    the learner pasted the course's own answer (:func:`~grader.course.copies.copied_from`)."""
     counted = score.counted_scores()
     if not counted or not all(s.matches_reference for s in counted):
         return []

@@ -18,8 +18,9 @@ edit and lists what an instructor may want to look at, in ``gradebook/flags.csv`
   ``%matplotlib`` are fine);
 * ``compile(...)`` asked for a reference pass by name (``fusion="reference"``);
 * a solution whose answers equal the reference's on every hidden instance *and* whose code is
-  the reference implementation's, token for token up to names (:func:`copied_from`): a copy
-  of the course's own answer, pasted from the package's source.
+  the reference implementation's, token for token up to names
+  (:func:`~grader.course.copies.copied_from`): a copy of the course's own answer, pasted from
+  the package's source.
 
 A name the learner defines (``def first_fit(...)``) is theirs to use. Each part may name more
 (:attr:`Part.forbidden`, e.g. ``get_op`` in the part that asks for op patterns); those are
@@ -363,67 +364,3 @@ def instructor_flags(
         if (v.cell, v.line, v.what) not in told
     ]
     return out + [Flag("", v.cell, v.line, v.what) for v in rest]
-
-
-#: A learner's function this similar to a reference implementation (tokens, names and
-#: literals aside) is a copy; honest solutions of the same algorithm stay well below (the
-#: course's own model solutions: at most 0.88).
-COPY_SIMILARITY = 0.95
-#: Functions shorter than this (in tokens) are too short to call copied.
-COPY_MIN_TOKENS = 60
-
-
-def code_tokens(source: str) -> list[str]:
-    """``source``'s tokens with every name, string and number made anonymous: what stays the
-    same when a copy renames things."""
-    import io
-    import keyword
-    import tokenize
-
-    out: list[str] = []
-    try:
-        for t in tokenize.generate_tokens(io.StringIO(source).readline):
-            if t.type == tokenize.NAME:
-                out.append(t.string if keyword.iskeyword(t.string) else "ID")
-            elif t.type in (tokenize.STRING, tokenize.NUMBER):
-                out.append("LIT")
-            elif t.type == tokenize.OP:
-                out.append(t.string)
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        pass
-    return out
-
-
-def functions_of(source: str) -> dict[str, str]:
-    """The source of each function a cell (or module) defines, by name."""
-    tree = parse(source)
-    if tree is None:
-        return {}
-    lines = source.splitlines()
-    return {
-        node.name: "\n".join(lines[node.lineno - 1 : node.end_lineno])
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-    }
-
-
-def copied_from(sources: Iterable[str], references: dict[str, str]) -> tuple[str, str, float]:
-    """The learner's function most like one of ``references`` (name -> source): ``(theirs,
-    reference, similarity)``; similarity 0 when nothing is long enough to compare."""
-    import difflib
-
-    best = ("", "", 0.0)
-    refs = {k: code_tokens(v) for k, v in references.items()}
-    refs = {k: v for k, v in refs.items() if len(v) >= COPY_MIN_TOKENS}
-    for source in sources:
-        for name, body in functions_of(source).items():
-            mine = code_tokens(body)
-            if len(mine) < COPY_MIN_TOKENS:
-                continue
-            for ref, theirs in refs.items():
-                if not 0.7 < len(mine) / len(theirs) < 1.4:
-                    continue
-                ratio = difflib.SequenceMatcher(None, mine, theirs, autojunk=False).ratio()
-                if ratio > best[2]:
-                    best = (name, ref, ratio)
-    return best
