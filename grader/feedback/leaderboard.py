@@ -19,7 +19,8 @@ It is built from the grader's own numbers only: while autograding, ``RescoreAnsw
 recomputes every answer in the grader's process and writes the measured numbers of the
 challenge parts into the autograded notebook's metadata (``metadata.chipsim.measured``,
 overwriting anything a learner's notebook carried there). Nothing a learner's kernel printed
-or stored is read. A learner's best over every grading so far counts.
+or stored is read. A learner's best over every grading so far counts; a grading with an
+invalid answer on a counted instance (its part scored 0) is not ranked.
 
 The CSV is safe to open in a spreadsheet (no cell starts a formula) and ids that look alike
 (``ada`` and ``аda``, with a Cyrillic а) are listed as a warning.
@@ -55,19 +56,19 @@ UNITS = {"fusion": "cycles", "plan": "cycles", "arena": "bytes", "program": "cyc
 
 def measured(score: PartScore) -> dict[str, dict[str, Any]]:
     """What the leaderboard keeps of a challenge part's score: the grader's numbers per
-    instance whose answer was valid, and whether the grade counted it (``counted``)."""
+    instance whose answer was valid, and whether the grade counted it (``counted``); a counted
+    instance whose answer was invalid only as such (``invalid``: the part scored 0)."""
     part = PARTS[score.part]
     counted = {s.instance for s in score.counted_scores()}
     kinds = {i.id: i.kind for i in part.instances}
-    return {
-        s.instance: {
-            **s.numbers,
-            "counted": s.instance in counted,
-            "unit": UNITS.get(kinds.get(s.instance, ""), ""),
-        }  # fmt: skip
-        for s in score.instances
-        if s.numbers and not s.invalid
-    }
+    kept: dict[str, dict[str, Any]] = {}
+    for s in score.instances:
+        if s.invalid and s.instance in counted:
+            kept[s.instance] = {"counted": True, "invalid": True}
+        elif s.numbers and not s.invalid:
+            kept[s.instance] = {**s.numbers, "counted": s.instance in counted,
+                                "unit": UNITS.get(kinds.get(s.instance, ""), "")}  # fmt: skip
+    return kept
 
 
 @dataclass
@@ -105,7 +106,11 @@ def _by_kind(part: str, ratios: dict[str, float]) -> float:
 
 
 def entry(part: str, learner: str, results: dict) -> Entry | None:
-    """The leaderboard entry of ``results`` (a notebook's ``measured[part]``), or None."""
+    """The leaderboard entry of ``results`` (a notebook's ``measured[part]``), or None: no
+    counted instance measured, or an invalid answer on one (the part scored 0, so it is not
+    ranked as if the valid answers were all)."""
+    if any(isinstance(n, dict) and n.get("invalid") and n.get("counted") for n in results.values()):
+        return None
     counted: dict[str, float] = {}
     visible: dict[str, dict[str, Any]] = {}
     marks: dict[str, dict[str, float]] = {"naive": {}, "baseline": {}, "lower_bound": {}}

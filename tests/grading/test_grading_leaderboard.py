@@ -100,6 +100,29 @@ def test_measured_keeps_every_valid_instance_and_which_the_grade_counted():
                for n in kept.values())  # fmt: skip
 
 
+def test_an_invalid_answer_on_a_counted_instance_is_not_ranked():
+    """One invalid answer scores the whole part 0: the leaderboard does not rank the grading
+    on its valid answers, as if it had scored."""
+    from chipsim.passes.fusion import Partition
+    from grader.feedback.leaderboard import entry
+
+    def drops_an_op_on_cnns(graph, chip):  # an op in no kernel: invalid
+        groups = fuse_elementwise_chains(graph, chip).groups
+        return Partition(groups[1:]) if "cnn" in graph.name else Partition(groups)
+
+    doc = answer(PART, drops_an_op_on_cnns, "bea's notebook")
+    bound = PART.bind(seeds_for(SECRET, [PART.id], "bea's notebook"))
+    score = score_answer(bound, doc, points=4, counted=[i.id for i in bound.hidden()])
+    assert score.score == 0
+    kept = measured(score)
+    invalid = {k for k, n in kept.items() if n.get("invalid")}
+    assert invalid and all(kept[k]["counted"] for k in invalid)
+    assert any(n["counted"] and not n.get("invalid") for n in kept.values())  # valid ones too
+    assert entry(PART.id, "bea", kept) is None
+    valid = {k: n for k, n in kept.items() if not n.get("invalid")}
+    assert entry(PART.id, "bea", valid) is not None  # what the leaderboard ranked before
+
+
 def test_a_failed_check_is_ranked_as_graded_and_marked():
     """When the drawn graphs earned much less than the benchmark, the grade counted them: the
     leaderboard ranks that number too, says so, and keeps the landmarks on the benchmark."""
