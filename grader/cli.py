@@ -35,6 +35,7 @@ import argparse
 import os
 import shutil
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from chipsim.errors import ChipsimError
@@ -57,23 +58,33 @@ MODES = {
 
 def grade(args: argparse.Namespace) -> int:
     """``make grade``: autograde every submission in parallel, then export the grades."""
-    return grade_run(args)[0]
+    return grade_run(args).code
 
 
-def grade_run(args: argparse.Namespace) -> tuple[int, dict[tuple[str, str], str] | None]:
-    """:func:`grade`'s exit code, and why each (student, assignment) it did not grade was not
-    graded; ``None`` when the run stopped before grading anything."""
+@dataclass(frozen=True)
+class Graded:
+    """How a grading run ended: its exit code; why each (student, assignment) it did not grade
+    was not graded (``None``: the run stopped before grading anything); which it skipped as
+    unchanged since they were graded (their grade and feedback stand)."""
+
+    code: int
+    not_graded: dict[tuple[str, str], str] | None = None
+    skipped: frozenset[tuple[str, str]] = frozenset()
+
+
+def grade_run(args: argparse.Namespace) -> Graded:
+    """:func:`grade`, saying how the run ended (:class:`Graded`)."""
     course = Path(args.course).resolve()
     try:
         shard = Shard.parse(args.shard) if args.shard else None
     except ChipsimError as exc:
         print(exc, file=sys.stderr)
-        return 2, None
+        return Graded(2)
     mode = sandbox_mode()
     extra = [f"--GuardedExecute.memory_bytes={args.memory_gib << 30}"]
     if mode is None and not args.unsafe_no_sandbox:
         print(why_no_sandbox(), file=sys.stderr)
-        return 2, None
+        return Graded(2)
     if mode is None:
         print("WARNING: grading WITHOUT a sandbox (--unsafe-no-sandbox): a notebook can read "
               "the solutions and rewrite grades. Only for notebooks you trust.")  # fmt: skip
@@ -95,7 +106,7 @@ def grade_run(args: argparse.Namespace) -> tuple[int, dict[tuple[str, str], str]
         )  # fmt: skip
     except ChipsimError as exc:
         print(f"grading stopped: {exc}", file=sys.stderr)
-        return 1, None
+        return Graded(1)
     for out in run.outcomes:
         if out.returncode != 0:
             print(f"nbgrader failed for {out.job.student}/{out.job.assignment}:\n{out.log}")
@@ -103,13 +114,14 @@ def grade_run(args: argparse.Namespace) -> tuple[int, dict[tuple[str, str], str]
         names = ", ".join(f"{j.student}/{j.assignment}" for j in run.skipped)
         print(f"{len(run.skipped)} unchanged since they were graded, skipped: {names}")
     not_graded = run.not_graded()
+    skipped = frozenset((j.student, j.assignment) for j in run.skipped)
     if shard:
         for (student, assignment), why in sorted(not_graded.items()):
             print(f"NOT graded: {student}/{assignment}: {why}")
         print(run.summary.line(f"shard {shard}"))
         print("When every shard has finished, export the grades with `make grade` (no SHARD): "
               "it regrades nothing and writes gradebook/grades.csv.")  # fmt: skip
-        return (1 if not_graded else 0), not_graded
+        return Graded(1 if not_graded else 0, not_graded, skipped)
     rows = report.collect(db_url(course), not_graded)
     have = {(r.student, r.assignment) for r in rows}
     rows += [report.Row(s, a, "", 0.0, 0.0, f"not graded: {why}")
@@ -127,7 +139,7 @@ def grade_run(args: argparse.Namespace) -> tuple[int, dict[tuple[str, str], str]
     for (student, assignment), why in sorted(not_graded.items()):
         print(f"NOT graded: {student}/{assignment}: {why}")
     print(run.summary.line())
-    return (1 if not_graded else 0), not_graded
+    return Graded(1 if not_graded else 0, not_graded, skipped)
 
 
 def write_flags(course: Path) -> int:
@@ -195,7 +207,8 @@ def grade_mine(args: argparse.Namespace) -> int:
         for why in copied.skipped:
             print(f"  not copied: {why}")
     args.no_demo, args.shard = True, ""
-    code, not_graded = grade_run(args)
+    run = grade_run(args)
+    code = run.code
     if code not in (0, 1):
         return code
     feedback_code = feedback(args)
@@ -205,20 +218,58 @@ def grade_mine(args: argparse.Namespace) -> int:
     for choice in chosen:
         page = course / "gradebook" / "feedback" / me / choice.assignment
         html = page / (choice.assignment + ".html")
-        if not_graded is None or (me, choice.assignment) in not_graded:
+        if run.not_graded is None or (me, choice.assignment) in run.not_graded:
             earlier = (
                 f"; the page there is from an earlier grading: {html}" if html.exists() else ""
             )
             print(f"No new feedback on {choice.assignment}: it was NOT graded this time"
                   f" (see above){earlier}")  # fmt: skip
+        elif (me, choice.assignment) in run.skipped:
+            print(f"Your feedback on {choice.assignment} (unchanged: your notebook is as it was"
+                  f" when graded last): {html}")  # fmt: skip
         else:
-            print(f"Your feedback on {choice.assignment}: {html}")
+            print(f"Your feedback on {choice.assignment} (new): {html}")
+    for line in language_notes(course, me, [c.assignment for c in chosen]):
+        print(line)
     print(
         "A changed notebook meets hidden instances drawn anew for it, so an open challenge's"
         " points can move a little even when nothing got worse; hardly the fusion challenge's,"
         " graded on its fixed benchmark (book: Exercises, How scoring works)."
     )
     return code
+
+
+#: The languages' names in the grader's English lines.
+LANGUAGE_NAMES = {"en": "English", "zh_CN": "Chinese"}
+
+
+def language_notes(course: Path, me: str, assignments: list[str]) -> list[str]:
+    """What to say when ``CHIPSIM_LANG`` asks for a language some feedback does not speak: a
+    page speaks the language the learner's kernel spoke when the notebook last ran, which the
+    grader keeps (:func:`grader.feedback.page.page_language`); grading cannot change it."""
+    import nbformat
+
+    from chipsim.i18n import ENV_VAR, spoken
+    from grader.feedback.page import page_language
+
+    asked = spoken(os.environ.get(ENV_VAR))
+    if asked is None:
+        return []
+    notes = []
+    for assignment in assignments:
+        graded = course / "gradebook" / "autograded" / me / assignment / f"{assignment}.ipynb"
+        if not graded.is_file():
+            continue
+        spoke = page_language(nbformat.read(graded, as_version=4))
+        if spoke != asked:
+            notes.append(
+                f"{ENV_VAR}={asked}, but your feedback on {assignment} is in "
+                f"{LANGUAGE_NAMES.get(spoke, spoke)}: feedback "
+                "speaks the language your notebook's kernel spoke when you last ran it (book: "
+                f"Exercises). Run the notebook again with {ENV_VAR}={asked} (e.g. `{ENV_VAR}="
+                f"{asked} make lab`), save it, then `make grade-mine`."
+            )
+    return notes
 
 
 def feedback(args: argparse.Namespace) -> int:

@@ -159,6 +159,12 @@ _NO_ALT = "No description has been provided for this image"
 _FIGURE_REPR = re.compile(r"<Figure size \d+x\d+ with \d+ Axes>")
 
 
+def page_language(nb: Any) -> str:
+    """The language a graded notebook's feedback page speaks: the one the grader kept for it
+    (:class:`~grader.course.sanitize.RememberLanguage`: the learner's kernel's), else English."""
+    return spoken(nb.metadata.get("chipsim", {}).get("language")) or ENGLISH
+
+
 def with_alt_text(page: str, nb: Any) -> str:
     """``page`` with each PNG's alt text taken from its output's plain text (the grader's
     pictures say what they show); a figure a notebook cell drew with matplotlib, whose plain
@@ -176,7 +182,7 @@ def with_alt_text(page: str, nb: Any) -> str:
     """
     alts = {}
     heading = ""
-    language = spoken(nb.metadata.get("chipsim", {}).get("language")) or ENGLISH
+    language = page_language(nb)
     for number, cell in enumerate(nb.cells, 1):
         if cell.cell_type == "markdown":
             titles = re.findall(r"^#+\s+(.+?)\s*#*$", cell.source, re.M)

@@ -15,7 +15,7 @@ gives an invalid answer there), the part is graded on them instead (:attr:`PartS
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from chipsim.i18n import ENGLISH, current_language, tr, use_language
@@ -192,11 +192,14 @@ class PartScore:
         elif preview:
             lines.append("  " + tr("Graded on {n} hidden instances, {source}:", n=len(counted),
                                    source=source))  # fmt: skip
-        lines += [f"  - {_line(s)}" for s in listed]
+        lines += [f"  - {line}" for line in _lines(listed)]
         shown = {id(s) for s in listed}
         rest = [s.fraction for s in counted if id(s) not in shown]
         if rest and min(rest) >= 1:
             lines.append("  " + tr("the other {n}: full credit each", n=len(rest)))
+        elif rest and shown_fraction(min(rest)) == shown_fraction(max(rest)):
+            lines.append("  " + tr("the other {n}: {credit:.1%} credit each", n=len(rest),
+                                   credit=shown_fraction(min(rest))))  # fmt: skip
         elif rest:
             low, high = shown_fraction(min(rest)), shown_fraction(max(rest))
             lines.append("  " + tr("the other {n}: {low:.1%} to {high:.1%} credit each, {full} "
@@ -244,6 +247,26 @@ def least_credit(scores: tuple[InstanceScore, ...]) -> tuple[InstanceScore, ...]
         return scores
     order = sorted(range(len(scores)), key=lambda i: (not scores[i].invalid, scores[i].fraction, i))
     return tuple(scores[i] for i in order[:LISTED])
+
+
+def _lines(listed: Sequence[InstanceScore]) -> list[str]:
+    """One line per instance, in order; instances with the same credit and the same message
+    (one error raised on every graph) share one line.
+
+    Example:
+        >>> same = [InstanceScore(f"h{k}", 0.0, "NotImplementedError") for k in (1, 2, 3)]
+        >>> _lines([InstanceScore("v", 0.5, "slow"), *same])
+        ['v: 50.0% credit. slow', 'h1 and 2 more: 0.0% credit each. NotImplementedError']
+    """
+    groups: dict[tuple[float, str], list[InstanceScore]] = {}
+    for s in listed:
+        groups.setdefault((shown_fraction(s.fraction), s.message), []).append(s)
+    return [
+        _line(group[0]) if len(group) == 1 else
+        tr("{instance} and {n} more: {fraction:.1%} credit each. {message}",
+           instance=group[0].instance, n=len(group) - 1, fraction=fraction, message=message)
+        for (fraction, message), group in groups.items()
+    ]  # fmt: skip
 
 
 def _line(s: InstanceScore) -> str:

@@ -41,7 +41,8 @@ def test_grade_mine_says_which_feedback_is_new(tmp_path, monkeypatch, capsys, no
     course = _course(tmp_path)
     first, *rest = cli.ASSIGNMENTS
     failed = {("me", first): "grading failed: SandboxError: File exists"}
-    monkeypatch.setattr(cli, "grade_run", lambda args: (1, failed if not_graded == "one" else None))
+    run = cli.Graded(1, failed if not_graded == "one" else None)
+    monkeypatch.setattr(cli, "grade_run", lambda args: run)
     monkeypatch.setattr(cli, "feedback", lambda args: 0)
     old = _page(course, first)
     assert cli.grade_mine(_mine(course)) == 1
@@ -57,20 +58,56 @@ def test_grade_mine_says_which_feedback_is_new(tmp_path, monkeypatch, capsys, no
 
 def test_grade_mine_promises_no_page_when_feedback_fails(tmp_path, monkeypatch, capsys):
     course = _course(tmp_path)
-    monkeypatch.setattr(cli, "grade_run", lambda args: (0, {}))
+    monkeypatch.setattr(cli, "grade_run", lambda args: cli.Graded(0, {}))
     monkeypatch.setattr(cli, "feedback", lambda args: 1)
     assert cli.grade_mine(_mine(course)) == 1
     out = capsys.readouterr().out
     assert "Your feedback" not in out and "No new feedback pages" in out
 
 
-def _graded(course: Path, assignment: str, picture: bool) -> None:
+def test_grade_mine_says_which_feedback_is_new_and_which_stands(tmp_path, monkeypatch, capsys):
+    """A notebook unchanged since it was graded keeps its grade and its feedback (the page is
+    made again, the same): the line says so, and a graded one's says it is new."""
+    course = _course(tmp_path)
+    first, second, *_ = cli.ASSIGNMENTS
+    run = cli.Graded(0, {}, frozenset({("me", first)}))
+    monkeypatch.setattr(cli, "grade_run", lambda args: run)
+    monkeypatch.setattr(cli, "feedback", lambda args: 0)
+    monkeypatch.delenv("CHIPSIM_LANG", raising=False)
+    assert cli.grade_mine(_mine(course)) == 0
+    out = capsys.readouterr().out
+    assert f"Your feedback on {first} (unchanged: your notebook is as it was" in out
+    assert f"Your feedback on {second} (new): " in out
+
+
+def test_grade_mine_says_when_the_language_asked_for_is_not_the_feedbacks(
+    tmp_path, monkeypatch, capsys
+):
+    """``CHIPSIM_LANG=zh_CN make grade-mine`` cannot turn a page Chinese: the page speaks the
+    language the learner's kernel spoke when the notebook last ran. Say so, and how to change
+    it; say nothing when the page already speaks it."""
+    course = _course(tmp_path)
+    first, second, *_ = cli.ASSIGNMENTS
+    for name, language in ((first, "en"), (second, "zh_CN")):
+        _graded(course, name, picture=False, language=language)
+    monkeypatch.setenv("CHIPSIM_LANG", "zh")
+    notes = cli.language_notes(course, "me", list(cli.ASSIGNMENTS))
+    assert len(notes) == 1 and f"your feedback on {first} is in English" in notes[0]
+    assert "Run the notebook again with CHIPSIM_LANG=zh_CN" in notes[0]
+    monkeypatch.delenv("CHIPSIM_LANG")
+    assert cli.language_notes(course, "me", list(cli.ASSIGNMENTS)) == []
+
+
+def _graded(course: Path, assignment: str, picture: bool, language: str = "") -> None:
     cell = nbformat.v4.new_code_cell("plot()")
     data = {"image/png": "iVBORw0KGgo="} if picture else {"text/plain": "1.0"}
     cell.outputs = [nbformat.v4.new_output("display_data", data=data)]
     path = course / "gradebook" / "autograded" / "me" / assignment / f"{assignment}.ipynb"
     path.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nbformat.v4.new_notebook(cells=[cell]), path)
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    if language:
+        nb.metadata["chipsim"] = {"language": language}
+    nbformat.write(nb, path)
 
 
 def test_a_page_lost_its_pictures_only_when_its_notebook_has_some(tmp_path):

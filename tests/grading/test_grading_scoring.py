@@ -398,6 +398,19 @@ def test_an_explanation_lists_the_least_credit_and_sums_up_the_rest_of_many_inst
             "full credit") in text  # fmt: skip
     assert "  - dense_small: 50.0% credit" in text  # the visible one still shown
 
+    # one error on every graph: one line for the listed, one credit for the rest (a walk read
+    # "NotImplementedError" twelve times, then "0.0% to 0.0% credit each, 0 of them full")
+    blank = [InstanceScore(f"dense_h{k}", 0.0, "NotImplementedError: fits") for k in range(96)]
+    none = PartScore("fusion_epilogue", 3.0, (visible, *blank), language="en",
+                     counted=tuple(s.instance for s in blank)).explain()  # fmt: skip
+    lines = [line for line in none.splitlines() if line.startswith("  - dense_h")]
+    assert lines == [f"  - dense_h0 and {LISTED - 1} more: 0.0% credit each. "
+                     "NotImplementedError: fits"]  # fmt: skip
+    assert f"the other {96 - LISTED}: 0.0% credit each" in none and "0.0% to" not in none
+    zh = PartScore("fusion_epilogue", 3.0, (visible, *blank), language="zh_CN",
+                   counted=tuple(s.instance for s in blank)).explain()  # fmt: skip
+    assert "dense_h0 及另外" in zh and "0.0% to" not in zh
+
     # three short of full among many: only they are listed, not nine full ones beside them
     three = [InstanceScore(f"dense_h{k}", 1.0 if k >= 3 else 0.5, f"m{k}") for k in range(96)]
     some = PartScore("fusion_epilogue", 3.0, (visible, *three), language="en",

@@ -171,10 +171,11 @@ def test_grade_mine_says_what_it_graded(journey):
     out = journey["first"].stdout
     assert "fusion: your work is exercises/fusion/fusion.ipynb" in out
     assert "memory_planning: your work is exercises/memory_planning/memory_planning.ipynb" in out
-    assert "Your feedback on fusion:" in out
+    assert "Your feedback on fusion (new):" in out
     # the total says out of what (a walk read a bare "me  11.809")
     assert re.search(r"^  me +\d+\.\d{3} / \d+(\.\d+)? points$", out, re.M), out[-2000:]
     assert "unchanged since they were graded, skipped: me/fusion" in journey["second"].stdout
+    assert "Your feedback on fusion (unchanged: your notebook is" in journey["second"].stdout
     assert "drawn anew for it" in journey["second"].stdout  # why a regrade may move a little
 
 
