@@ -311,17 +311,29 @@ def template_in_language(page: str, language: Any) -> str:
 
 #: The contents' entry of a test cell: its link (the cell's ``grade_id``) and nbgrader's words.
 _CONTENTS_TEST_CELL = re.compile(r'<a href="#([\w-]+)">Test cell</a>')
+#: An answer cell nbgrader found as released: its comment anchor, and the comment nbgrader
+#: wrote for it ("No response.") at the foot of the same cell.
+_UNANSWERED = re.compile(
+    r'<a name="comment-([\w-]+)"></a>(?:(?!<a name="comment-).)*?<b>[^<]*</b> <p>(No response\.)</p>',
+    re.S,
+)
 
 
 def with_part_names(page: str, language: Any) -> str:
     """``page`` with each contents entry of a course part's test cell named by its part, in
     ``language``: nbgrader's template lists every test cell as "Test cell (Score: 2 / 3)",
     and a learner could not tell which line was which part without following the links.
-    A cell that is not a course part keeps the template's words.
+    A cell that is not a course part keeps the template's words. An answer cell left as
+    released is named so in the contents (the template's bare "Comment") and at its foot
+    (nbgrader's "No response.").
 
     Example:
         >>> with_part_names('<a href="#fusion_chains">Test cell</a> (Score: 3 / 3)', "en")
         '<a href="#fusion_chains">fusion_chains: greedy fusion of elementwise chains</a> (Score: 3 / 3)'
+        >>> page = ('<a href="#comment-p1_code">Comment</a> <a name="comment-p1_code"></a>'
+        ...         '<pre>...</pre><b>Comments:</b> <p>No response.</p>')
+        >>> print(with_part_names(page, "en"))
+        <a href="#comment-p1_code">p1_code: no answer yet</a> <a name="comment-p1_code"></a><pre>...</pre><b>Comments:</b> <p>No answer yet: this cell is as it was released.</p>
     """
     from grader.problems.parts import PARTS
 
@@ -333,7 +345,14 @@ def with_part_names(page: str, language: Any) -> str:
         return f'<a href="#{match.group(1)}">{name}</a>'
 
     with use_language(spoken(language) or ENGLISH):
-        return _CONTENTS_TEST_CELL.sub(named, page)
+        page = _CONTENTS_TEST_CELL.sub(named, page)
+        for cell in {m.group(1) for m in _UNANSWERED.finditer(page)}:
+            label = html.escape(tr("{cell}: no answer yet", cell=cell))
+            page = page.replace(f'<a href="#comment-{cell}">Comment</a>',
+                                f'<a href="#comment-{cell}">{label}</a>')  # fmt: skip
+        said = tr("No answer yet: this cell is as it was released.")
+        return _UNANSWERED.sub(lambda m: m.group(0)[: m.start(2) - m.start(0)] + said + "</p>",
+                               page)  # fmt: skip
 
 
 def _score_in_brackets(match: re.Match) -> str:

@@ -338,3 +338,24 @@ def test_a_figure_a_cell_drew_is_described_by_where_it_is_not_by_matplotlibs_rep
     described = with_alt_text(page, nb)
     assert 'alt="第 2 个单元格绘制的图（所在小节：第 4 部分：时间线）"' in described
     assert 'alt="credit per instance"' in described and "<Figure" not in described
+
+
+def test_an_answer_cell_left_as_released_is_named_so_in_the_feedback():
+    """A walk met a bare "Comment" in the contents before each part left blank, leading to
+    nbgrader's "No response.": the entry and the comment say the cell has no answer yet, in the
+    learner's language; a cell with an instructor's comment keeps the template's words."""
+    from grader.feedback.page import template_in_language, with_part_names
+
+    def cell(gid: str, comment: str) -> str:
+        return (f'<a name="comment-{gid}"></a><div class="panel-footer"><div><b>Comments:</b> '
+                f"<p>{comment}</p></div></div>")  # fmt: skip
+
+    contents = "".join(f'<li><a href="#comment-{g}_code">Comment</a></li>' for g in "ab")
+    page = contents + cell("a_code", "No response.") + cell("b_code", "Well done.")
+    zh = template_in_language(with_part_names(page, "zh_CN"), "zh_CN")
+    assert '<a href="#comment-a_code">a_code：尚未作答</a>' in zh
+    assert "<p>尚未作答：这个单元格还是发布时的样子。</p>" in zh and "No response" not in zh
+    assert '<a href="#comment-b_code">评语</a>' in zh and "<p>Well done.</p>" in zh
+    en = with_part_names(page, "en")
+    assert '<a href="#comment-a_code">a_code: no answer yet</a>' in en
+    assert '<a href="#comment-b_code">Comment</a>' in en
