@@ -18,6 +18,9 @@ def test_the_bar_counts_graded_and_failed_and_shows_a_rate_in_a_log_every_tenth(
     assert lines[-1].startswith("shard 1/4 [" + "#" * 20 + "] 20/20 graded, 1 failed |")
     assert re.search(r"\| \d+\.\d\d notebooks/s \| ~0 s left \| s19/fusion$", lines[-1])
     assert "failed" not in lines[0]  # the first line was drawn before s3 failed
+    # one notebook says too little of the rest: no time left until a few are graded
+    assert "time left: estimating" in lines[0] and "s left" not in lines[0]
+    assert all("estimating" not in line for line in lines[2:])
 
 
 def test_the_summary_says_graded_skipped_elsewhere_and_not_graded():
