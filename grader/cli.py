@@ -212,7 +212,9 @@ def grade_mine(args: argparse.Namespace) -> int:
     if code not in (0, 1):
         return code
     feedback_code = feedback(args)
-    if feedback_code:
+    if feedback_code == PICTURES_LOST:
+        print("Your feedback pages were made, but some lost their pictures (listed above).")
+    elif feedback_code:
         print("No new feedback pages: they could not be made (see above).")
         return code or feedback_code
     for choice in chosen:
@@ -233,10 +235,10 @@ def grade_mine(args: argparse.Namespace) -> int:
         print(line)
     print(
         "A changed notebook meets hidden instances drawn anew for it, so an open challenge's"
-        " points can move a little even when nothing got worse; hardly the fusion challenge's,"
-        " graded on its fixed benchmark (book: Exercises, How scoring works)."
+        " points can move a little even when nothing got worse (the fusion challenge's hardly"
+        " move: they come from its fixed benchmark; book: Exercises, How scoring works)."
     )
-    return code
+    return code or feedback_code
 
 
 #: The languages' names in the grader's English lines.
@@ -272,7 +274,13 @@ def language_notes(course: Path, me: str, assignments: list[str]) -> list[str]:
     return notes
 
 
+#: :func:`feedback`'s exit code when the pages were made but some lost their pictures.
+PICTURES_LOST = 3
+
+
 def feedback(args: argparse.Namespace) -> int:
+    """``make feedback``: every feedback page; 1 when nbgrader could not make them,
+    :data:`PICTURES_LOST` when some lost the pictures their graded notebooks hold."""
     course = Path(args.course).resolve()
     jobs = parallel.find_jobs(course)
     for name in sorted({j.assignment for j in jobs}):
@@ -287,7 +295,7 @@ def feedback(args: argparse.Namespace) -> int:
     if lost:
         print("pages WITHOUT the pictures their graded notebooks hold:",
               ", ".join(str(p) for p in lost))  # fmt: skip
-        return 1
+        return PICTURES_LOST
     return 0
 
 

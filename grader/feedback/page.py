@@ -333,7 +333,7 @@ def with_part_names(page: str, language: Any) -> str:
         >>> page = ('<a href="#comment-p1_code">Comment</a> <a name="comment-p1_code"></a>'
         ...         '<pre>...</pre><b>Comments:</b> <p>No response.</p>')
         >>> print(with_part_names(page, "en"))
-        <a href="#comment-p1_code">p1_code: no answer yet</a> <a name="comment-p1_code"></a><pre>...</pre><b>Comments:</b> <p>No answer yet: this cell is as it was released.</p>
+        <a href="#comment-p1_code">p1_code: no answer yet</a> <a name="comment-p1_code"></a><pre>...</pre><b>Comments:</b> <p>No answer yet: this cell is as it came in the exercise notebook.</p>
     """
     from grader.problems.parts import PARTS
 
@@ -350,7 +350,7 @@ def with_part_names(page: str, language: Any) -> str:
             label = html.escape(tr("{cell}: no answer yet", cell=cell))
             page = page.replace(f'<a href="#comment-{cell}">Comment</a>',
                                 f'<a href="#comment-{cell}">{label}</a>')  # fmt: skip
-        said = tr("No answer yet: this cell is as it was released.")
+        said = tr("No answer yet: this cell is as it came in the exercise notebook.")
         return _UNANSWERED.sub(lambda m: m.group(0)[: m.start(2) - m.start(0)] + said + "</p>",
                                page)  # fmt: skip
 

@@ -127,7 +127,7 @@ def failure(log: str) -> str:
     >>> failure(WORKER_STOPPED + ":\\n[AutogradeApp | INFO] Converting notebook")
     'the worker stopped (killed, out of memory, or its reply was garbled)'
     >>> failure("")
-    'no log (see the grading log)'
+    'nbgrader reported no error, but no grade was recorded'
     """
     lines = [line.rstrip() for line in log.splitlines() if line.strip()]
     errors = [line for line in lines if _ERROR.match(line)]
@@ -136,7 +136,7 @@ def failure(log: str) -> str:
     if log.startswith(WORKER_STOPPED):
         return WORKER_STOPPED
     plain = [line for line in lines if not line.lstrip().startswith("[")]
-    return plain[-1].strip() if plain else "no log (see the grading log)"
+    return plain[-1].strip() if plain else "nbgrader reported no error, but no grade was recorded"
 
 
 def grade_one(

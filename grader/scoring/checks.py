@@ -252,9 +252,10 @@ def _liveness(part: Part, inst: Instance, answer: dict) -> InstanceScore:
         else:
             msg += tr(", yours has no record {tensor}", tensor=rid)
         msg += tr(
-            " (a record is live [first, last): from the step that makes the tensor, 0 for a "
-            "graph input, to one past the step of its last reader; a graph output's to the "
-            "number of steps, {steps})", steps=len(order),
+            " (a record is live [first, last): first is the step that makes the tensor, 0 for "
+            "a graph input; last is one past the step of its last reader (of its own step if "
+            "nothing reads it), and for a graph output the number of steps, {steps})",
+            steps=len(order),
         )  # fmt: skip
     return InstanceScore(inst.id, right / total if total else 0.0, msg)
 

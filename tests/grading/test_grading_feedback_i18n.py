@@ -354,7 +354,8 @@ def test_an_answer_cell_left_as_released_is_named_so_in_the_feedback():
     page = contents + cell("a_code", "No response.") + cell("b_code", "Well done.")
     zh = template_in_language(with_part_names(page, "zh_CN"), "zh_CN")
     assert '<a href="#comment-a_code">a_code：尚未作答</a>' in zh
-    assert "<p>尚未作答：这个单元格还是发布时的样子。</p>" in zh and "No response" not in zh
+    assert "<p>尚未作答：这个单元格和练习笔记本发下来时一样，没有改动。</p>" in zh
+    assert "No response" not in zh
     assert '<a href="#comment-b_code">评语</a>' in zh and "<p>Well done.</p>" in zh
     en = with_part_names(page, "en")
     assert '<a href="#comment-a_code">a_code: no answer yet</a>' in en

@@ -156,7 +156,7 @@ def test_full_points_on_a_challenges_visible_instances_say_the_hidden_ones_decid
     assert (warned in text) == (score == 4.0)
     assert "of the benchmark" in text if score == 4.0 else "do not promise" not in text
     memory = nb.Answer(get_part("memory_challenge"), {"answers": {}}, shown).text()
-    assert ("on the " in memory and " hidden ones" in memory) == (score == 4.0)
+    assert (" hidden ones: an open challenge is graded" in memory) == (score == 4.0)
     # the fusion challenge counts a benchmark, checked on graphs drawn for the submission
     assert "on the benchmark's hidden instances, and checked on others it draws" in text
     chains = SimpleNamespace(score=3.0, points=3.0, explain=lambda: "(explanation)")

@@ -272,8 +272,8 @@ def test_liveness_feedback_shows_the_expected_record_and_yours():
     assert f"{rid}: expected {size} B live [{first}, {last})" in s.message
     assert f"yours {size} B live [{first}, {last + 2})" in s.message
     # the message says what an interval means, with this schedule's number of steps
-    assert "to one past the step of its last reader" in s.message
-    assert f"a graph output's to the number of steps, {len(order)})" in s.message
+    assert "last is one past the step of its last reader" in s.message
+    assert f"for a graph output the number of steps, {len(order)})" in s.message
     del rows[1]
     s = score_instance(part, part.instance("live_a"), {"graph": fp, "records": rows})
     assert f"yours has no record {rid}" in s.message
