@@ -55,8 +55,8 @@ from grader.course.static_check import (
     test_names,
 )
 from grader.course.static_check import parse as parse_cell
-from grader.feedback.leaderboard import CHALLENGES, measured
 from grader.feedback.render import picture_output, result_output, text_output
+from grader.feedback.standings import CHALLENGES, measured
 from grader.problems.hidden import configured, submission_key
 from grader.problems.part import Part
 from grader.problems.parts import ASSIGNMENTS, PARTS

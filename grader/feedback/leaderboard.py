@@ -7,7 +7,8 @@ for their submission, or a benchmark's graphs, the same for everybody (the fusio
 1.000 is better than the course's own pass), each kind of instance weighing the same, as in
 the grade. Every learner's hidden instances differ, but the ratio to the reference measures
 the same thing on each. Beside a benchmark's ratio stands the same ratio on the graphs drawn
-to check it for each learner's submission (:attr:`Entry.check`), which nobody could prepare
+to check it for each learner's submission
+(:attr:`~grader.feedback.standings.Entry.check`), which nobody could prepare
 for: a pass tuned to the benchmark alone shows there (when the check failed, the grade
 counted the drawn graphs, and so does the rank: the row is marked). The
 visible instances, the same for everybody, are shown beside it in their own unit, and so are
@@ -20,7 +21,9 @@ recomputes every answer in the grader's process and writes the measured numbers 
 challenge parts into the autograded notebook's metadata (``metadata.chipsim.measured``,
 overwriting anything a learner's notebook carried there). Nothing a learner's kernel printed
 or stored is read. A learner's best over every grading so far counts; a grading with an
-invalid answer on a counted instance (its part scored 0) is not ranked.
+invalid answer on a counted instance (its part scored 0) is not ranked. What is ranked, and
+how it is read from the graded notebooks: :mod:`grader.feedback.standings`; this module writes
+the page and the CSV.
 
 The CSV is safe to open in a spreadsheet (no cell starts a formula) and ids that look alike
 (``ada`` and ``аda``, with a Cyrillic а) are listed as a warning.
@@ -36,163 +39,19 @@ import argparse
 import csv
 import hashlib
 import html
-import json
 import math
 import sys
 import unicodedata
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grader.feedback.standings import Entry, best, collect, geomean, ranked
 from grader.problems.parts import PARTS
-from grader.scoring.credit import grouped
-from grader.scoring.partscore import PartScore
-
-#: The open-challenge parts (full credit near the reference; better is possible).
-CHALLENGES = tuple(p for p, part in PARTS.items() if part.challenge)
-#: The unit of each instance kind's number.
-UNITS = {"fusion": "cycles", "plan": "cycles", "arena": "bytes", "program": "cycles"}
-
-
-def measured(score: PartScore) -> dict[str, dict[str, Any]]:
-    """What the leaderboard keeps of a challenge part's score: the grader's numbers per
-    instance whose answer was valid, and whether the grade counted it (``counted``); a counted
-    instance whose answer was invalid only as such (``invalid``: the part scored 0)."""
-    part = PARTS[score.part]
-    counted = {s.instance for s in score.counted_scores()}
-    kinds = {i.id: i.kind for i in part.instances}
-    kept: dict[str, dict[str, Any]] = {}
-    for s in score.instances:
-        if s.invalid and s.instance in counted:
-            kept[s.instance] = {"counted": True, "invalid": True}
-        elif s.numbers and not s.invalid:
-            kept[s.instance] = {**s.numbers, "counted": s.instance in counted,
-                                "unit": UNITS.get(kinds.get(s.instance, ""), "")}  # fmt: skip
-    return kept
-
-
-@dataclass
-class Entry:
-    """One learner's results on one challenge part, from one grading."""
-
-    part: str
-    learner: str
-    ratio: float  # geometric mean of theirs / reference over the counted instances, by kind
-    visible: dict[str, dict[str, Any]] = field(default_factory=dict)
-    landmarks: dict[str, float] = field(default_factory=dict)  # e.g. naive / reference
-    #: on a part graded on a benchmark: the same geometric mean on the graphs drawn to check
-    #: it for this submission (None on other parts)
-    check: float | None = None
-    #: the check failed: the grade, and so :attr:`ratio`, counted the drawn graphs instead
-    failed_check: bool = False
-
-
-def _geomean(values: list[float]) -> float:
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else math.inf
-
-
-def _by_kind(part: str, ratios: dict[str, float]) -> float:
-    """The geometric mean of ``ratios`` (instance -> ratio), each kind of instance weighing
-    the same, as in the grade (:meth:`~grader.problems.part.Part.families`): the memory
-    challenge's many tight arenas and few scratchpad blocks count for half each.
-
-    Example:
-        >>> ratios = {f"tight_h{k}": 0.5 for k in range(1, 9)} | {"sram_transformer_h1": 2.0}
-        >>> _by_kind("memory_challenge", ratios)
-        1.0
-    """
-    families = PARTS[part].families() if part in PARTS else {}
-    return _geomean([_geomean(v) for v in grouped(ratios.items(), families).values()])
-
-
-def entry(part: str, learner: str, results: dict) -> Entry | None:
-    """The leaderboard entry of ``results`` (a notebook's ``measured[part]``), or None: no
-    counted instance measured, or an invalid answer on one (the part scored 0, so it is not
-    ranked as if the valid answers were all)."""
-    if any(isinstance(n, dict) and n.get("invalid") and n.get("counted") for n in results.values()):
-        return None
-    counted: dict[str, float] = {}
-    visible: dict[str, dict[str, Any]] = {}
-    marks: dict[str, dict[str, float]] = {"naive": {}, "baseline": {}, "lower_bound": {}}
-    shared = {i.id for i in PARTS[part].visible()} if part in PARTS else set()
-    check_ids = {i.id for i in PARTS[part].checks()} if part in PARTS else set()
-    # the landmarks: on a benchmark, the same graphs for everybody whatever the grade counted
-    bench_ids = {i.id for i in PARTS[part].graded()} if check_ids else set()
-    checked: dict[str, float] = {}
-    for instance, n in results.items():
-        try:
-            theirs, ref = int(n["theirs"]), int(n["reference"])
-        except (KeyError, TypeError, ValueError):
-            continue
-        if ref <= 0 or theirs <= 0:
-            continue
-        if instance in check_ids:
-            checked[str(instance)] = theirs / ref
-        if (instance in bench_ids) if check_ids else n.get("counted"):
-            for key in marks:
-                if isinstance(n.get(key), int) and n[key] > 0:
-                    marks[key][str(instance)] = n[key] / ref
-        if n.get("counted"):
-            counted[str(instance)] = theirs / ref
-        elif instance in shared:  # not the graphs drawn for this learner (a benchmark's check)
-            visible[str(instance)] = {k: n[k] for k in n if k != "counted"}
-    if not counted:
-        return None
-    landmarks = {k: _by_kind(part, v) for k, v in marks.items() if v}
-    check = _by_kind(part, checked) if checked else None
-    failed = bool(counted.keys() & check_ids)
-    return Entry(part, learner, _by_kind(part, counted), visible, landmarks, check, failed)
-
-
-def collect(course: Path) -> list[Entry]:
-    """Every learner's measured challenge results from ``gradebook/autograded``."""
-    entries = []
-    for path in sorted((course / "gradebook" / "autograded").glob("*/*/*.ipynb")):
-        if path.is_symlink():
-            continue
-        learner = path.parent.parent.name
-        try:
-            meta = json.loads(path.read_text(encoding="utf-8")).get("metadata", {})
-        except (OSError, ValueError):
-            continue
-        for part, results in (meta.get("chipsim", {}).get("measured") or {}).items():
-            if part in CHALLENGES and isinstance(results, dict):
-                found = entry(part, learner, results)
-                if found is not None:
-                    entries.append(found)
-    return entries
-
-
-def best(entries: list[Entry], history: Path) -> list[Entry]:
-    """Each learner's best entry per part, over this grading and the ones before it (kept in
-    ``history``, written by the leaderboard itself): a worse resubmission does not lower a
-    learner's place."""
-    kept: dict[tuple[str, str], Entry] = {}
-    if history.is_file() and not history.is_symlink():
-        try:
-            kept = {(e.part, e.learner): e
-                    for e in (Entry(**row) for row in json.loads(history.read_text()))}  # fmt: skip
-        except (ValueError, TypeError):
-            kept = {}
-    for e in entries:
-        key = (e.part, e.learner)
-        if key not in kept or e.ratio < kept[key].ratio:
-            kept[key] = e
-    history.write_text(json.dumps([asdict(e) for e in kept.values()], indent=1), "utf-8")
-    return list(kept.values())
 
 
 def pseudonym(learner: str, salt: bytes) -> str:
     """A stable name that does not reveal the learner (salted with the course's secret)."""
     return "learner-" + hashlib.sha256(salt + learner.encode()).hexdigest()[:6]
-
-
-def ranked(entries: list[Entry]) -> dict[str, list[Entry]]:
-    """part -> entries, best (smallest ratio to the reference) first; ties by name."""
-    table: dict[str, list[Entry]] = {}
-    for e in entries:
-        table.setdefault(e.part, []).append(e)
-    return {k: sorted(v, key=lambda e: (e.ratio, e.learner)) for k, v in sorted(table.items())}
 
 
 def skeleton(name: str) -> str:
@@ -340,7 +199,7 @@ def _html(table: dict[str, list[Entry]], name: Any, alike: list[tuple[str, ...]]
                      + "".join(f"<th>{esc(i)} ({esc(unit[i])})</th>" for i in visible)
                      + "</tr>")  # fmt: skip
         check_cell = {id(e): f"<td>{_ratio(e.check)}</td>" if checks else "" for e in rows}
-        marks = {k: _geomean([e.landmarks[k] for e in rows if k in e.landmarks])
+        marks = {k: geomean([e.landmarks[k] for e in rows if k in e.landmarks])
                  for k, _ in LANDMARKS if k}  # fmt: skip
         lines = [(e.ratio, f"<tr{' class=beat' if e.ratio < 1 else ''}><td>{rank}</td>"
                   f"<td>{esc(name(e))}{' †' if e.failed_check else ''}</td>"

@@ -14,8 +14,8 @@ import io
 import warnings
 from typing import Any
 
-from grader.scoring.partscore import PartScore
 from chipsim.i18n import tr, use_language
+from grader.scoring.partscore import PartScore
 
 
 def result_output(score: float, execution_count: int | None = None) -> dict[str, Any]:

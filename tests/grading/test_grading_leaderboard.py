@@ -16,7 +16,8 @@ from chipsim.passes.fusion import fuse_elementwise_chains, no_fusion
 from chipsim.passes.memory.planners import greedy_by_size
 from grader import PARTS, score_answer
 from grader.course.rescore import RescoreAnswers
-from grader.feedback.leaderboard import collect, look_alikes, measured, spreadsheet_safe, write
+from grader.feedback.leaderboard import look_alikes, spreadsheet_safe, write
+from grader.feedback.standings import collect, measured
 from grader.notebook import _RUNNERS
 from grader.problems.hidden import seeds_for
 from grader.scoring.answer import MIME, encode
@@ -82,7 +83,7 @@ def test_measured_keeps_every_valid_instance_and_which_the_grade_counted():
     assert {k for k, n in kept.items() if n["counted"]} == benchmark
     # its "visible instances (the same for everybody)" are the visible ones, not this
     # learner's drawn graphs
-    from grader.feedback.leaderboard import entry
+    from grader.feedback.standings import entry
 
     shown = entry(PART.id, "ada", kept)
     assert set(shown.visible) == {i.id for i in PART.visible()}
@@ -104,7 +105,7 @@ def test_an_invalid_answer_on_a_counted_instance_is_not_ranked():
     """One invalid answer scores the whole part 0: the leaderboard does not rank the grading
     on its valid answers, as if it had scored."""
     from chipsim.passes.fusion import Partition
-    from grader.feedback.leaderboard import entry
+    from grader.feedback.standings import entry
 
     def drops_an_op_on_cnns(graph, chip):  # an op in no kernel: invalid
         groups = fuse_elementwise_chains(graph, chip).groups
@@ -126,7 +127,8 @@ def test_an_invalid_answer_on_a_counted_instance_is_not_ranked():
 def test_a_failed_check_is_ranked_as_graded_and_marked():
     """When the drawn graphs earned much less than the benchmark, the grade counted them: the
     leaderboard ranks that number too, says so, and keeps the landmarks on the benchmark."""
-    from grader.feedback.leaderboard import _html, entry, ranked
+    from grader.feedback.leaderboard import _html
+    from grader.feedback.standings import entry, ranked
 
     bench = [i.id for i in PART.graded()]
     drawn = [i.id for i in PART.checks()]
