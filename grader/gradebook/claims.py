@@ -1,6 +1,6 @@
 """One grading process's side of the shared records: take a job, keep it, give it back.
 
-:class:`Claims` wraps :class:`~grader.gradebook.records.Store` for one process (its ``owner`` identity):
+:class:`Claims` wraps :class:`.records.Store` for one process (its ``owner`` identity):
 :meth:`Claims.take` decides, for the next job in the queue, whether this process grades it
 (``"mine"``), another live process is grading it (``"busy"``: ask again later), or it has been
 graded meanwhile by another (``"done"``). A background thread renews this process's claims

@@ -1,7 +1,7 @@
 """The job list: one job per submitted notebook folder, with an identity and a content digest.
 
 A job is (learner, assignment); its key ``learner/assignment`` names it in the ledger
-(:mod:`~grader.gradebook.ledger`) and, when grading spreads over machines, across them. Its digest is the
+(:mod:`.ledger`) and, when grading spreads over machines, across them. Its digest is the
 sha256 of the submitted notebooks under the grader's own digest, so equal digests mean
 "graded from exactly these bytes by exactly this grader".
 

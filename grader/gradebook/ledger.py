@@ -9,7 +9,7 @@ graded again when that digest differs from the ledger's (or it was not graded la
 skipped, and reported as unchanged, when it is the same. The ledger is written by one
 function, :meth:`Ledger.record`.
 
-The ledger lives in the gradebook database (:mod:`~grader.gradebook.records`, table ``chipsim_ledger``), so
+The ledger lives in the gradebook database (:mod:`.records`, table ``chipsim_ledger``), so
 that grading processes on several machines (shards) share it safely; each outcome is written
 as soon as the job is graded, so a run that is killed loses nothing it finished.
 ``gradebook/graded.json`` is a readable copy written at the end of each run (and read once,
@@ -38,9 +38,9 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.gradebook.records import Store
 from grader.sandbox import files
 from grader.sandbox.outputs import depth
-from grader.gradebook.records import Store
 
 #: The largest submitted notebook the grader reads, and the most a whole submission may hold.
 MAX_NOTEBOOK_BYTES = 64 << 20

@@ -1,6 +1,6 @@
 """Autograde every submission in parallel: a pool of long-lived nbgrader workers.
 
-One worker (:mod:`~grader.gradebook.worker`, nbgrader's own ``AutogradeApp`` looping over requests) runs per
+One worker (:mod:`.worker`, nbgrader's own ``AutogradeApp`` looping over requests) runs per
 core. The submissions wait in one queue, heaviest first (by the bytes of the submitted
 notebook), and a worker takes the next one as soon as it has finished the last: no core idles
 while work is left, and the run ends at most about one notebook after the ideal. nbgrader's
@@ -8,12 +8,12 @@ start-up (imports, config, the chipsim snapshot, the reference baselines) is pai
 worker. With several workers, each worker's BLAS gets ``cores // workers`` threads (unless the
 environment already says), so the pool does not oversubscribe the cores.
 
-The course's gradebook is one database shared by the workers (:mod:`~grader.gradebook.db`: the
+The course's gradebook is one database shared by the workers (:mod:`.db`: the
 sqlite file ``gradebook/gradebook.db`` by default, whose writers wait up to 120 s for its
 lock; any server ``GRADEBOOK_URL`` names). No grade is duplicated because nbgrader keys a
 submission by (assignment, student) and each submission is graded by exactly one worker of
 one process: before a worker takes a job the process *claims* it in the database
-(:mod:`~grader.gradebook.claims`), so shards on other machines (``shard="i/N"``, :mod:`~grader.gradebook.shards`), even two
+(:mod:`.claims`), so shards on other machines (``shard="i/N"``, :mod:`.shards`), even two
 started with the same index, never grade the same job. Each job's outcome is written to the
 ledger as soon as it is verified, so a killed run loses nothing it finished. After the pool
 finishes, every job is *verified* in the gradebook (one submission, a score on every graded
@@ -23,7 +23,7 @@ say) is graded again, alone, by a fresh ``nbgrader autograde`` process.
 Before the pool starts, the assignments and students are entered in the gradebook by one
 process, so the workers never race to create the same rows.
 
-Only what changed is graded (:mod:`~grader.gradebook.ledger`): a submission whose bytes (and the grader's) are
+Only what changed is graded (:mod:`.ledger`): a submission whose bytes (and the grader's) are
 those of its last successful grading is skipped and reported as unchanged; a changed one is
 graded again (nbgrader's ``--force`` for that job); ``force=True`` regrades everything. A
 submission the grader cannot read (a link, not a notebook, too large, nested too deep) is not
@@ -54,6 +54,11 @@ from pathlib import Path
 from chipsim.errors import ChipsimError
 from grader.gradebook import db as gradebook_db
 from grader.gradebook.claims import LEASE, Claims
+from grader.gradebook.jobs import Job, check_student_id, find_jobs, folder, job_key, order_jobs
+from grader.gradebook.jobs import digests as content_digests
+from grader.gradebook.ledger import Ledger, check_submission
+from grader.gradebook.progress import Progress, Summary
+from grader.gradebook.records import new_owner
 from grader.gradebook.setup import (
     _env,
     _run,
@@ -63,11 +68,6 @@ from grader.gradebook.setup import (
     prepare,
     verify,
 )
-from grader.gradebook.jobs import Job, check_student_id, find_jobs, folder, job_key, order_jobs
-from grader.gradebook.jobs import digests as content_digests
-from grader.gradebook.ledger import Ledger, check_submission
-from grader.gradebook.progress import Progress, Summary
-from grader.gradebook.records import new_owner
 from grader.gradebook.shards import Shard
 
 __all__ = ["Job", "find_jobs", "grade_all", "job_key", "order_jobs"]
@@ -173,7 +173,7 @@ RESTARTS = 2
 class _Queue:
     """The shared job queue (a list under a lock; the pool threads pop from its front).
 
-    With ``take`` (:meth:`~grader.gradebook.claims.Claims.take` of a job) a job is handed out only once it is
+    With ``take`` (:meth:`.claims.Claims.take` of a job) a job is handed out only once it is
     this process's: a job another live process holds waits at the back (asked again every
     ``poll`` seconds once nothing else is left); one graded meanwhile goes to ``elsewhere``."""
 
@@ -207,7 +207,7 @@ class _Queue:
                 time.sleep(self.poll)
 
 
-#: The command that starts one worker (:mod:`~grader.gradebook.worker`); the pool appends nbgrader's arguments.
+#: The command that starts one worker (:mod:`.worker`); the pool appends nbgrader's arguments.
 WORKER = (sys.executable, "-m", "grader.gradebook.worker")
 
 
@@ -303,8 +303,8 @@ def grade_all(
         env: the environment of the nbgrader processes (default: this process's).
         progress: draw a progress bar on stderr.
         worker: the command of one worker, to which the nbgrader arguments are appended.
-        shard: grade only this share of the learners (``"i/N"``, :mod:`~grader.gradebook.shards`).
-        lease: seconds after which a dead process's claims pass to this one (:mod:`~grader.gradebook.claims`).
+        shard: grade only this share of the learners (``"i/N"``, :mod:`.shards`).
+        lease: seconds after which a dead process's claims pass to this one (:mod:`.claims`).
         seconds: the run's time budget: no notebook starts after it, and those left are
             listed as not graded ("the run ran out of time"), to be graded by the next run.
     """

@@ -21,7 +21,6 @@ import threading
 import time
 from dataclasses import dataclass
 
-
 #: Notebooks graded before the bar estimates the time left. The heaviest notebooks start
 #: first and the lighter ones finish beside them, so a rate from the first one or two says
 #: far too little (a learner's three notebooks: "~31 s left" in a run of 121 s).

@@ -1,6 +1,6 @@
 """One long-lived autograde worker: ``nbgrader autograde``, one submission at a time, on request.
 
-:mod:`~grader.gradebook.pool` starts one worker per core and hands each the next submission whenever it
+:mod:`.pool` starts one worker per core and hands each the next submission whenever it
 finishes one, so the cores stay busy until the queue is empty and nbgrader's start-up (its
 imports, the course config, the chipsim snapshot, the reference baselines) is paid once per
 worker, not once per submission. Each submission is graded exactly as ``nbgrader autograde
